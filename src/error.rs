@@ -1,0 +1,37 @@
+//! The library's error types: [`PuzzleError`] says why one puzzle is
+//! invalid (its record reports it and the run goes on); [`Error`] is a
+//! failure of the run itself.
+
+use thiserror::Error;
+
+/// Why a puzzle line cannot be annealed. Shown after `# invalid: `.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PuzzleError {
+    #[error("expected 81 cells, found {cells}")]
+    TooShort { cells: usize },
+    #[error("expected 81 cells, found {cells} (more than 81)")]
+    TooLong { cells: usize },
+    #[error("character {character:?} at column {column} is not a cell (1-9, '.' or '0')")]
+    BadCharacter { character: char, column: usize },
+    #[error("clues conflict: digit {digit} twice in {unit} ({first} and {second})")]
+    ConflictingClues { digit: u8, unit: String, first: String, second: String },
+    #[error("no solution: {0}")]
+    NoSolution(String),
+}
+
+/// A failure of the run, not of one puzzle.
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error("invalid setting: {0}")]
+    Settings(String),
+    #[error("no usable GPU adapter: {0}")]
+    NoAdapter(String),
+    #[error("internal error (please report): {0}")]
+    Internal(String),
+    #[error("GPU error: {0}")]
+    Gpu(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,27 @@
+//! Sudoku as a 729-spin Ising/QUBO model, solved by parallel tempering on
+//! the CPU or a GPU. The pipeline, one module per stage:
+//!
+//! 1. [`puzzle`]: stream puzzle lines in, parse them ([`grid`] holds the board).
+//! 2. [`reduce`] then [`model`]: remove ruled-out spins, build the sparse QUBO.
+//! 3. [`backend`]: colour-class Metropolis sweeps over all replicas (`cpu` | `gpu`).
+//! 4. [`tempering`]: the temperature ladder and host-side replica exchange.
+//! 5. [`decode`]: spins → grid, and an independent verifier.
+//! 6. [`report`]: one output record per puzzle.
+//!
+//! [`solver::solve`] runs stages 2–5 for one puzzle.
+
+pub mod backend;
+pub mod decode;
+pub mod error;
+pub mod export;
+pub mod grid;
+pub mod model;
+pub mod puzzle;
+pub mod reduce;
+pub mod report;
+pub mod rng;
+pub mod solver;
+pub mod tempering;
+
+pub use error::{Error, PuzzleError, Result};
+pub use solver::{solve, Outcome, Settings, Status};

@@ -1,0 +1,221 @@
+//! The `sudoku-anneal` command line: parse flags into validated settings,
+//! stream puzzles through the solver, print one record per puzzle.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use clap::{Parser, Subcommand, ValueEnum};
+
+use sudoku_anneal::backend::{cpu::CpuBackend, Backend};
+use sudoku_anneal::puzzle::{parse_grid, PuzzleReader};
+use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
+use sudoku_anneal::report::{record, Format, Summary};
+use sudoku_anneal::{export, model::Model, solve, Outcome, Settings};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  every puzzle solved
+  1  some puzzle unsolved within the budget, or invalid
+  2  usage, input/output or device error";
+
+#[derive(Parser)]
+#[command(name = "sudoku-anneal", version, about = "Solve Sudoku as an Ising model by parallel tempering on the CPU or a GPU", after_help = EXIT_CODES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Solve puzzles: one output line per input puzzle, in input order.
+    #[command(after_help = EXIT_CODES)]
+    Solve(SolveArgs),
+    /// Write the model of one puzzle for other annealers.
+    Export(ExportArgs),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BackendChoice {
+    Cpu,
+    Gpu,
+    /// A hardware GPU if there is one, else the CPU.
+    Auto,
+}
+
+#[derive(clap::Args)]
+struct ModelArgs {
+    /// Spins removed before annealing.
+    #[arg(long, value_enum, default_value_t = Reduce::Clues)]
+    reduce: Reduce,
+}
+
+#[derive(clap::Args)]
+struct SolveArgs {
+    /// Puzzle strings (81 cells), files of one puzzle per line, or `-` for stdin (the default).
+    inputs: Vec<String>,
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    backend: BackendChoice,
+    #[arg(long, value_enum, default_value_t = Format::Plain)]
+    format: Format,
+    /// Seed of every random stream; the same seed gives the same result.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Replicas per puzzle, one per temperature.
+    #[arg(long, default_value_t = Settings::default().replicas)]
+    replicas: usize,
+    /// Lowest temperature of the geometric ladder.
+    #[arg(long, default_value_t = Settings::default().t_min)]
+    t_min: f64,
+    /// Highest temperature of the geometric ladder.
+    #[arg(long, default_value_t = Settings::default().t_max)]
+    t_max: f64,
+    /// Sweeps between replica-exchange rounds.
+    #[arg(long, default_value_t = Settings::default().exchange_every)]
+    exchange_every: u32,
+    /// Sweep budget per puzzle.
+    #[arg(long, default_value_t = Settings::default().max_sweeps)]
+    max_sweeps: u32,
+    /// Time budget per puzzle in seconds (0: none).
+    #[arg(long, default_value_t = 60.0)]
+    timeout: f64,
+    #[command(flatten)]
+    model: ModelArgs,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExportFormat {
+    /// JSON: offset, linear, quadratic [i, j, J], variables [cell, digit].
+    BqmJson,
+}
+
+#[derive(clap::Args)]
+struct ExportArgs {
+    /// The puzzle, 81 cells.
+    puzzle: String,
+    #[arg(long, value_enum, default_value_t = ExportFormat::BqmJson)]
+    format: ExportFormat,
+    /// Write here instead of stdout.
+    #[arg(short, long)]
+    output: Option<String>,
+    #[command(flatten)]
+    model: ModelArgs,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("sudoku-anneal: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| cause.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Solve(args) => run_solve(args),
+        Command::Export(args) => run_export(args),
+    }
+}
+
+impl SolveArgs {
+    fn settings(&self) -> anyhow::Result<Settings> {
+        if !(self.timeout >= 0.0 && self.timeout.is_finite()) {
+            bail!("--timeout must be a number of seconds >= 0");
+        }
+        let settings = Settings {
+            replicas: self.replicas,
+            t_min: self.t_min,
+            t_max: self.t_max,
+            exchange_every: self.exchange_every,
+            max_sweeps: self.max_sweeps,
+            timeout: (self.timeout > 0.0).then(|| Duration::from_secs_f64(self.timeout)),
+            seed: self.seed,
+            reduce: self.model.reduce,
+        };
+        settings.validate()?;
+        Ok(settings)
+    }
+}
+
+fn make_backend(choice: BackendChoice) -> anyhow::Result<Box<dyn Backend>> {
+    match choice {
+        BackendChoice::Cpu | BackendChoice::Auto => Ok(Box::new(CpuBackend::new())),
+        BackendChoice::Gpu => bail!("the GPU backend is not built yet; use --backend cpu"),
+    }
+}
+
+/// A command-line input: an inline puzzle or something to read lines from.
+enum Input {
+    Inline(String),
+    Lines(Box<dyn BufRead>),
+}
+
+/// An argument is a puzzle when it is no existing path and holds only cell
+/// characters (so a mistyped puzzle is reported as an invalid puzzle, not as
+/// a missing file).
+fn open_input(arg: &str) -> anyhow::Result<Input> {
+    if arg == "-" {
+        return Ok(Input::Lines(Box::new(io::stdin().lock())));
+    }
+    let looks_like_puzzle = arg.len() >= 17 && arg.bytes().all(|b| b == b'.' || b.is_ascii_digit());
+    if looks_like_puzzle && !Path::new(arg).exists() {
+        return Ok(Input::Inline(arg.to_string()));
+    }
+    let file = File::open(arg).with_context(|| format!("cannot open {arg}"))?;
+    Ok(Input::Lines(Box::new(BufReader::new(file))))
+}
+
+fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
+    let settings = args.settings()?;
+    let mut backend = make_backend(args.backend)?;
+    let inputs = if args.inputs.is_empty() { vec!["-".to_string()] } else { args.inputs.clone() };
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mut summary = Summary::default();
+    let started = Instant::now();
+    for arg in &inputs {
+        // Opened one at a time so a missing second file does not hide the first's results.
+        let reader: Box<dyn BufRead> = match open_input(arg)? {
+            Input::Inline(text) => Box::new(io::Cursor::new(text.into_bytes())),
+            Input::Lines(reader) => reader,
+        };
+        for entry in PuzzleReader::new(reader) {
+            let entry = entry.with_context(|| format!("cannot read {arg}"))?;
+            let outcome = match &entry.grid {
+                Ok(grid) => solve(grid, &settings, backend.as_mut())
+                    .with_context(|| format!("{arg}: line {}", entry.line))?,
+                Err(reason) => Outcome::invalid(reason.clone()),
+            };
+            summary.add(&outcome);
+            writeln!(out, "{}", record(args.format, &entry, &outcome, backend.name()))?;
+            out.flush()?;
+        }
+    }
+    eprintln!("sudoku-anneal: {}", summary.describe(backend.name(), started.elapsed().as_secs_f64()));
+    Ok(if summary.all_solved() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn run_export(args: ExportArgs) -> anyhow::Result<ExitCode> {
+    let grid = parse_grid(args.puzzle.as_bytes()).context("the puzzle is not valid")?;
+    let candidates = check_clues(&grid).and_then(|()| reduce(&grid, args.model.reduce)).context("the puzzle is not valid")?;
+    let model = Model::build(&candidates).context("the puzzle is not valid")?;
+    let text = match args.format {
+        ExportFormat::BqmJson => export::bqm_json(&model),
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text + "\n").with_context(|| format!("cannot write {path}"))?,
+        None => writeln!(io::stdout(), "{text}")?,
+    }
+    Ok(ExitCode::SUCCESS)
+}

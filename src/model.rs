@@ -1,0 +1,203 @@
+//! Stage 2b, model build: the QUBO of DESIGN.md §1 over the free spins.
+//!
+//! ```text
+//!   E(x) = Σ_k (1 − a_k − Σ_{i∈k, free} x_i)²      a_k = fixed ones in constraint k
+//!        = offset + Σ_i h_i x_i + Σ_{i<j} J_ij x_i x_j
+//!   offset = Σ_k (1 − a_k)²      h_i = Σ_{k∋i} (2a_k − 1)      J_ij = 2·|{k ∋ i, j}|
+//! ```
+//!
+//! Free spins are numbered in sweep order: grouped by colour class
+//! (DESIGN.md §2), then by canonical index `9·cell + digit`:
+//!
+//! ```text
+//!   free index: 0 ........ class_start[1] ........ class_start[2] ... len
+//!               |  colour 0 spins  |  colour 1 spins  | ... | colour 8 |
+//! ```
+//!
+//! Couplings are stored twice (i→j and j→i) in CSR form.
+
+use crate::error::PuzzleError;
+use crate::grid::{peers, shared_units, unit_name, units_of, Grid, BOX, CELLS, CONSTRAINTS, N, SPINS};
+use crate::reduce::Candidates;
+
+/// Colour classes of the coupling graph (DESIGN.md §2).
+pub const COLOURS: usize = N;
+
+/// One free spin: "cell holds digit + 1".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spin {
+    pub cell: u16,
+    /// 0..=8
+    pub digit: u16,
+}
+
+impl Spin {
+    pub fn canonical_index(self) -> usize {
+        N * self.cell as usize + self.digit as usize
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// Cells whose digit is known (clues, and cells pinned by propagation).
+    pub fixed: Grid,
+    /// Free spins in sweep order.
+    pub spins: Vec<Spin>,
+    /// Class `k` is `spins[class_start[k]..class_start[k + 1]]`.
+    pub class_start: [u32; COLOURS + 1],
+    /// Linear coefficient h_i of each free spin.
+    pub field: Vec<i32>,
+    /// Neighbours of spin `i` are `neighbours[neighbour_start[i]..neighbour_start[i + 1]]`.
+    pub neighbour_start: Vec<u32>,
+    pub neighbours: Vec<u32>,
+    /// J_ij, parallel to `neighbours`.
+    pub couplings: Vec<i32>,
+    /// Energy of the all-zero free state; 0 on a solution.
+    pub offset: i32,
+}
+
+/// Colour of spin (cell, digit): `(S[cell] + digit) mod 9` for the solved
+/// grid `S[r][c] = (3·(r mod 3) + r div 3 + c) mod 9`.
+pub fn colour_of(cell: usize, digit: usize) -> usize {
+    let (row, col) = (cell / N, cell % N);
+    (BOX * (row % BOX) + row / BOX + col + digit) % N
+}
+
+/// Constraint indices of spin (cell, digit): its cell, then (row|column|box, digit).
+pub fn constraints_of(cell: usize, digit: usize) -> [usize; 4] {
+    let [row, col, bx] = units_of(cell);
+    [cell, CELLS + N * row + digit, CELLS + N * col + digit, CELLS + N * bx + digit]
+}
+
+impl Model {
+    /// Builds the model of a reduced puzzle. Fails when a constraint can
+    /// never be met (no free spin and no fixed one), which proves the puzzle
+    /// has no solution.
+    pub fn build(candidates: &Candidates) -> Result<Model, PuzzleError> {
+        let fixed = candidates.fixed.clone();
+        let mut spins: Vec<Spin> = (0..CELLS)
+            .filter(|&c| fixed.cells[c] == 0)
+            .flat_map(|cell| (0..N).filter(move |&d| candidates.is_possible(cell, d)).map(move |d| (cell, d)))
+            .map(|(cell, digit)| Spin { cell: cell as u16, digit: digit as u16 })
+            .collect();
+        spins.sort_by_key(|s| (colour_of(s.cell as usize, s.digit as usize), s.canonical_index()));
+
+        let mut class_start = [0u32; COLOURS + 1];
+        for s in &spins {
+            class_start[colour_of(s.cell as usize, s.digit as usize) + 1] += 1;
+        }
+        for k in 0..COLOURS {
+            class_start[k + 1] += class_start[k];
+        }
+
+        let mut free_index = vec![u32::MAX; SPINS];
+        for (i, s) in spins.iter().enumerate() {
+            free_index[s.canonical_index()] = i as u32;
+        }
+
+        let mut fixed_ones = [0i32; CONSTRAINTS];
+        let mut free_members = [0u32; CONSTRAINTS];
+        for cell in 0..CELLS {
+            if fixed.cells[cell] != 0 {
+                for k in constraints_of(cell, fixed.cells[cell] as usize - 1) {
+                    fixed_ones[k] += 1;
+                }
+            }
+        }
+        for s in &spins {
+            for k in constraints_of(s.cell as usize, s.digit as usize) {
+                free_members[k] += 1;
+            }
+        }
+        if let Some(k) = (CELLS..CONSTRAINTS).find(|&k| fixed_ones[k] == 0 && free_members[k] == 0) {
+            let (unit, digit) = ((k - CELLS) / N, (k - CELLS) % N);
+            return Err(PuzzleError::NoSolution(format!("digit {} has no place in {}", digit + 1, unit_name(unit))));
+        }
+        let offset = fixed_ones.iter().map(|&a| (1 - a) * (1 - a)).sum();
+        let field = spins
+            .iter()
+            .map(|s| constraints_of(s.cell as usize, s.digit as usize).iter().map(|&k| 2 * fixed_ones[k] - 1).sum())
+            .collect();
+
+        let mut neighbour_start = Vec::with_capacity(spins.len() + 1);
+        let mut neighbours = Vec::new();
+        let mut couplings = Vec::new();
+        neighbour_start.push(0);
+        for s in &spins {
+            let (cell, digit) = (s.cell as usize, s.digit as usize);
+            let mut list: Vec<(u32, i32)> = Vec::with_capacity(2 * N + 2 * N);
+            for other_digit in (0..N).filter(|&d| d != digit) {
+                list.push((free_index[N * cell + other_digit], 2));
+            }
+            for &peer in peers(cell) {
+                list.push((free_index[N * peer + digit], 2 * shared_units(cell, peer) as i32));
+            }
+            list.retain(|&(j, _)| j != u32::MAX);
+            list.sort_unstable();
+            neighbours.extend(list.iter().map(|&(j, _)| j));
+            couplings.extend(list.iter().map(|&(_, coupling)| coupling));
+            neighbour_start.push(neighbours.len() as u32);
+        }
+
+        Ok(Model { fixed, spins, class_start, field, neighbour_start, neighbours, couplings, offset })
+    }
+
+    pub fn len(&self) -> usize {
+        self.spins.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spins.is_empty()
+    }
+
+    /// Neighbours of spin `i` with their couplings.
+    pub fn neighbours_of(&self, i: usize) -> impl Iterator<Item = (usize, i32)> + '_ {
+        let range = self.neighbour_start[i] as usize..self.neighbour_start[i + 1] as usize;
+        self.neighbours[range.clone()].iter().map(|&j| j as usize).zip(self.couplings[range].iter().copied())
+    }
+
+    /// `h_i + Σ_j J_ij x_j`: the energy change of setting spin `i` from 0 to 1.
+    pub fn local_field(&self, x: &[u8], i: usize) -> i32 {
+        self.field[i] + self.neighbours_of(i).map(|(j, coupling)| coupling * x[j] as i32).sum::<i32>()
+    }
+
+    /// ΔE of flipping spin `i` of state `x`.
+    pub fn flip_delta(&self, x: &[u8], i: usize) -> i32 {
+        (1 - 2 * x[i] as i32) * self.local_field(x, i)
+    }
+
+    /// Energy of a free-spin state (`x[i]` ∈ {0, 1}).
+    pub fn energy(&self, x: &[u8]) -> i32 {
+        let (mut linear, mut pairs) = (0, 0);
+        for i in (0..self.len()).filter(|&i| x[i] == 1) {
+            linear += self.field[i];
+            pairs += self.neighbours_of(i).map(|(j, coupling)| coupling * x[j] as i32).sum::<i32>();
+        }
+        self.offset + linear + pairs / 2
+    }
+
+    /// The largest |local field| any state can produce; ΔE lies within ±this.
+    pub fn max_abs_field(&self) -> i32 {
+        (0..self.len())
+            .map(|i| self.field[i].abs() + self.neighbours_of(i).map(|(_, c)| c.abs()).sum::<i32>())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The full 729-spin assignment (canonical order) of a free-spin state.
+    pub fn full_assignment(&self, x: &[u8]) -> Vec<u8> {
+        let mut full = vec![0u8; SPINS];
+        for cell in (0..CELLS).filter(|&c| self.fixed.cells[c] != 0) {
+            full[N * cell + self.fixed.cells[cell] as usize - 1] = 1;
+        }
+        for (i, s) in self.spins.iter().enumerate() {
+            full[s.canonical_index()] = x[i];
+        }
+        full
+    }
+
+    /// The free-spin state that encodes a complete grid agreeing with the fixed cells.
+    pub fn encode(&self, grid: &Grid) -> Vec<u8> {
+        self.spins.iter().map(|s| u8::from(grid.cells[s.cell as usize] as u16 == s.digit + 1)).collect()
+    }
+}

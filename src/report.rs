@@ -1,0 +1,94 @@
+//! Stage 6, report: one output line per input puzzle, plain or JSON lines,
+//! and the run's summary.
+
+use serde::Serialize;
+
+use crate::puzzle::Entry;
+use crate::solver::{Outcome, Status};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// The solved grid, or the puzzle followed by `# unsolved` / `# invalid: …`.
+    #[default]
+    Plain,
+    /// One JSON object per puzzle.
+    Jsonl,
+}
+
+#[derive(Serialize)]
+struct JsonRecord<'a> {
+    line: usize,
+    puzzle: &'a str,
+    status: &'static str,
+    solution: Option<String>,
+    sweeps: u64,
+    seconds: f64,
+    backend: &'a str,
+    error: Option<String>,
+}
+
+/// The output line (without newline) for one puzzle.
+pub fn record(format: Format, entry: &Entry, outcome: &Outcome, backend: &str) -> String {
+    match format {
+        Format::Plain => match &outcome.status {
+            Status::Solved(grid) => grid.to_string(),
+            Status::Unsolved => format!("{} # unsolved", entry.text),
+            Status::Invalid(reason) => format!("{} # invalid: line {}: {reason}", entry.text, entry.line),
+        },
+        Format::Jsonl => {
+            let (status, solution, error) = match &outcome.status {
+                Status::Solved(grid) => ("solved", Some(grid.to_string()), None),
+                Status::Unsolved => ("unsolved", None, None),
+                Status::Invalid(reason) => ("invalid", None, Some(reason.to_string())),
+            };
+            let json = JsonRecord {
+                line: entry.line,
+                puzzle: &entry.text,
+                status,
+                solution,
+                sweeps: outcome.sweeps,
+                seconds: outcome.seconds,
+                backend,
+                error,
+            };
+            serde_json::to_string(&json).expect("a record always serializes")
+        }
+    }
+}
+
+/// Totals over a run.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub puzzles: u64,
+    pub solved: u64,
+    pub unsolved: u64,
+    pub invalid: u64,
+    pub attempts: u64,
+    pub anneal_seconds: f64,
+}
+
+impl Summary {
+    pub fn add(&mut self, outcome: &Outcome) {
+        self.puzzles += 1;
+        match outcome.status {
+            Status::Solved(_) => self.solved += 1,
+            Status::Unsolved => self.unsolved += 1,
+            Status::Invalid(_) => self.invalid += 1,
+        }
+        self.attempts += outcome.attempts;
+        self.anneal_seconds += outcome.seconds;
+    }
+
+    pub fn all_solved(&self) -> bool {
+        self.solved == self.puzzles
+    }
+
+    /// One human line for stderr.
+    pub fn describe(&self, backend: &str, wall_seconds: f64) -> String {
+        let rate = if self.anneal_seconds > 0.0 { self.attempts as f64 / self.anneal_seconds } else { 0.0 };
+        format!(
+            "{} puzzles: {} solved, {} unsolved, {} invalid in {wall_seconds:.3} s ({backend}, {rate:.3e} spin-update attempts/s)",
+            self.puzzles, self.solved, self.unsolved, self.invalid
+        )
+    }
+}

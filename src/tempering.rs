@@ -1,0 +1,135 @@
+//! Stage 4, parallel tempering (DESIGN.md §3): the temperature ladder, its
+//! Metropolis acceptance thresholds, and host-side replica exchange.
+//!
+//! Exchange permutes temperatures, never states: `rung_of_replica` is all a
+//! backend needs. Rounds alternate even pairs (0,1),(2,3)… and odd pairs
+//! (1,2),(3,4)…; a pair swaps with probability
+//! `min(1, exp((β_cold − β_hot)(E_cold − E_hot)))`.
+
+use crate::rng::{attempt_random, stream_key, sweep_key};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ladder {
+    /// Increasing temperatures, one per rung.
+    pub temperatures: Vec<f64>,
+}
+
+impl Ladder {
+    /// `rungs` temperatures from `t_min` to `t_max` in equal ratios.
+    pub fn geometric(rungs: usize, t_min: f64, t_max: f64) -> Ladder {
+        let temperatures = (0..rungs)
+            .map(|k| if rungs == 1 { t_min } else { t_min * (t_max / t_min).powf(k as f64 / (rungs - 1) as f64) })
+            .collect();
+        Ladder { temperatures }
+    }
+
+    pub fn rungs(&self) -> usize {
+        self.temperatures.len()
+    }
+
+    /// Integer Metropolis thresholds, `table_len` per rung: an uphill move of
+    /// ΔE = 2k (always even, DESIGN.md §1) is accepted when a uniform u32 is
+    /// below entry k, i.e. with probability exp(−ΔE/T). Entry 0 (ΔE = 0) is
+    /// u32::MAX but unused: moves with ΔE ≤ 0 are always accepted.
+    pub fn thresholds(&self, table_len: usize) -> Vec<u32> {
+        let mut table = Vec::with_capacity(self.rungs() * table_len);
+        for &t in &self.temperatures {
+            table.extend((0..table_len).map(|k| {
+                let p = (-2.0 * k as f64 / t).exp();
+                (p * 4_294_967_296.0).min(u32::MAX as f64) as u32
+            }));
+        }
+        table
+    }
+}
+
+/// Host-side replica exchange state and statistics.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    betas: Vec<f64>,
+    pub replica_at_rung: Vec<u32>,
+    pub rung_of_replica: Vec<u32>,
+    key: u32,
+    round: u32,
+    /// Proposals and acceptances of each adjacent pair (rung k, k + 1).
+    pub attempts: Vec<u64>,
+    pub accepted: Vec<u64>,
+}
+
+impl Exchange {
+    /// Replica r starts at rung r.
+    pub fn new(ladder: &Ladder, seed: u64) -> Exchange {
+        let rungs = ladder.rungs();
+        Exchange {
+            betas: ladder.temperatures.iter().map(|t| 1.0 / t).collect(),
+            replica_at_rung: (0..rungs as u32).collect(),
+            rung_of_replica: (0..rungs as u32).collect(),
+            // Stream u32::MAX is never a replica's.
+            key: stream_key(seed, u32::MAX),
+            round: 0,
+            attempts: vec![0; rungs.saturating_sub(1)],
+            accepted: vec![0; rungs.saturating_sub(1)],
+        }
+    }
+
+    /// One exchange round on the replicas' current energies.
+    pub fn exchange(&mut self, energies: &[i32]) {
+        let key = sweep_key(self.key, self.round);
+        let first = (self.round % 2) as usize;
+        for cold in (first..self.attempts.len()).step_by(2) {
+            let hot = cold + 1;
+            let (a, b) = (self.replica_at_rung[cold], self.replica_at_rung[hot]);
+            let log_p = (self.betas[cold] - self.betas[hot]) * (energies[a as usize] - energies[b as usize]) as f64;
+            let uniform = attempt_random(key, cold as u32) as f64 / 4_294_967_296.0;
+            self.attempts[cold] += 1;
+            if log_p >= 0.0 || uniform < log_p.exp() {
+                self.accepted[cold] += 1;
+                self.replica_at_rung.swap(cold, hot);
+                self.rung_of_replica[a as usize] = hot as u32;
+                self.rung_of_replica[b as usize] = cold as u32;
+            }
+        }
+        self.round += 1;
+    }
+
+    /// Accepted fraction of proposals for each adjacent pair.
+    pub fn acceptance(&self) -> Vec<f64> {
+        self.attempts.iter().zip(&self.accepted).map(|(&n, &a)| if n == 0 { 0.0 } else { a as f64 / n as f64 }).collect()
+    }
+
+    /// Accepted fraction over all pairs.
+    pub fn mean_acceptance(&self) -> f64 {
+        let n: u64 = self.attempts.iter().sum();
+        if n == 0 { 0.0 } else { self.accepted.iter().sum::<u64>() as f64 / n as f64 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometric_ladder_hits_both_ends_in_equal_ratios() {
+        let ladder = Ladder::geometric(5, 0.5, 8.0);
+        let t = &ladder.temperatures;
+        assert!((t[0] - 0.5).abs() < 1e-12 && (t[4] - 8.0).abs() < 1e-12);
+        assert!((t[1] / t[0] - 2.0).abs() < 1e-12 && (t[3] / t[2] - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn thresholds_encode_boltzmann_factors() {
+        let table = Ladder::geometric(1, 2.0, 2.0).thresholds(3);
+        assert_eq!(table[0], u32::MAX);
+        assert_eq!(table[1], ((-1.0f64).exp() * 4_294_967_296.0) as u32);
+        assert_eq!(table[2], ((-2.0f64).exp() * 4_294_967_296.0) as u32);
+    }
+
+    #[test]
+    fn a_hot_replica_with_lower_energy_always_moves_down() {
+        let mut exchange = Exchange::new(&Ladder::geometric(2, 1.0, 2.0), 0);
+        exchange.exchange(&[10, 2]);
+        assert_eq!(exchange.replica_at_rung, vec![1, 0]);
+        assert_eq!(exchange.rung_of_replica, vec![1, 0]);
+        assert_eq!(exchange.acceptance(), vec![1.0]);
+    }
+}
