@@ -1,0 +1,117 @@
+//! The command line contract: output records, exit codes, messages.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use crate::util::{example, exact_solve, grid, EASY, EASY_SOLUTION, INKALA};
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout_lines(output: &Output) -> Vec<String> {
+    String::from_utf8(output.stdout.clone()).unwrap().lines().map(str::to_string).collect()
+}
+
+#[test]
+fn solves_the_easy_example_file() {
+    let out = run(&["solve", "--backend", "cpu", example("easy.txt").to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout_lines(&out), vec![EASY_SOLUTION]);
+}
+
+#[test]
+fn solves_inkala_from_a_fixed_seed_reproducibly() {
+    let solution = exact_solve(&grid(INKALA)).unwrap().to_string();
+    let args = ["solve", "--backend", "cpu", "--seed", "3", "--format", "jsonl", INKALA];
+    let first = run(&args, "");
+    assert_eq!(first.status.code(), Some(0));
+    let record: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(record["status"], "solved");
+    assert_eq!(record["solution"], solution.as_str());
+    assert_eq!(record["backend"], "cpu");
+    let again: serde_json::Value = serde_json::from_slice(&run(&args, "").stdout).unwrap();
+    assert_eq!(again["sweeps"], record["sweeps"]);
+}
+
+#[test]
+fn parse_errors_exit_1_and_name_the_line() {
+    let input = format!("# comment\n{EASY}\n{}\n", &EASY[..80]);
+    let out = run(&["solve", "--backend", "cpu"], &input);
+    assert_eq!(out.status.code(), Some(1));
+    let lines = stdout_lines(&out);
+    assert_eq!(lines[0], EASY_SOLUTION);
+    assert_eq!(lines[1], format!("{} # invalid: line 3: expected 81 cells, found 80", &EASY[..80]));
+}
+
+#[test]
+fn one_record_per_puzzle_in_input_order() {
+    let conflicting = format!("55{}", &EASY[2..]);
+    let input = format!("{INKALA}\n\n# skip\n{conflicting}\nnot a puzzle\n{EASY} # trailing comment\n");
+    let out = run(&["solve", "--backend", "cpu", "--reduce", "propagate", "--max-sweeps", "5", "--format", "jsonl", "-"], &input);
+    assert_eq!(out.status.code(), Some(1));
+    let records: Vec<serde_json::Value> =
+        stdout_lines(&out).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let summary: Vec<(u64, &str)> =
+        records.iter().map(|r| (r["line"].as_u64().unwrap(), r["status"].as_str().unwrap())).collect();
+    assert_eq!(summary, vec![(1, "unsolved"), (4, "invalid"), (5, "invalid"), (6, "solved")]);
+    assert_eq!(records[1]["error"], "clues conflict: digit 5 twice in row 1 (r1c1 and r1c2)");
+    assert_eq!(records[0]["sweeps"], 5);
+    // Propagation alone solves the easy puzzle.
+    assert_eq!(records[3]["sweeps"], 0);
+    assert_eq!(records[3]["solution"], EASY_SOLUTION);
+}
+
+#[test]
+fn plain_output_marks_unsolved_puzzles() {
+    let out = run(&["solve", "--backend", "cpu", "--max-sweeps", "1", INKALA], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout_lines(&out), vec![format!("{INKALA} # unsolved")]);
+}
+
+#[test]
+fn missing_file_and_bad_settings_exit_2() {
+    let out = run(&["solve", "no/such/file.txt"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open no/such/file.txt"));
+    let out = run(&["solve", "--t-min", "0", EASY], "");
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["solve", "--bogus"], "");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn exported_model_gives_the_solution_zero_energy() {
+    let out = run(&["export", INKALA], "");
+    assert_eq!(out.status.code(), Some(0));
+    let bqm: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let solution = exact_solve(&grid(INKALA)).unwrap();
+    let x: Vec<i64> = bqm["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| i64::from(solution.cells[v[0].as_u64().unwrap() as usize] as u64 == v[1].as_u64().unwrap()))
+        .collect();
+    let energy = |x: &[i64]| {
+        let linear: i64 = bqm["linear"].as_array().unwrap().iter().zip(x).map(|(h, xi)| h.as_i64().unwrap() * xi).sum();
+        let quadratic: i64 = bqm["quadratic"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t[2].as_i64().unwrap() * x[t[0].as_u64().unwrap() as usize] * x[t[1].as_u64().unwrap() as usize])
+            .sum();
+        bqm["offset"].as_i64().unwrap() + linear + quadratic
+    };
+    assert_eq!(energy(&x), 0);
+    let mut corrupted = x.clone();
+    corrupted[0] ^= 1;
+    assert!(energy(&corrupted) > 0);
+}

@@ -1,0 +1,70 @@
+//! Parallel tempering samples the exact Boltzmann distribution on a model
+//! small enough to enumerate (peapods' exact-distribution test).
+
+use sudoku_anneal::backend::{cpu::CpuBackend, Backend, Problem};
+use sudoku_anneal::model::Model;
+use sudoku_anneal::reduce::{reduce, Reduce};
+use sudoku_anneal::tempering::{Exchange, Ladder};
+
+use crate::util::{exact_solve, grid, INKALA};
+
+/// Inkala's solution with two cells of one row and box blanked, no
+/// reduction: 18 free spins, 2^18 states.
+fn tiny_model() -> Model {
+    let mut puzzle = exact_solve(&grid(INKALA)).unwrap();
+    puzzle.cells[0] = 0;
+    puzzle.cells[1] = 0;
+    Model::build(&reduce(&puzzle, Reduce::None).unwrap()).unwrap()
+}
+
+/// Exact P(E) at temperature t by enumeration.
+fn exact_energy_distribution(model: &Model, t: f64, max_energy: usize) -> Vec<f64> {
+    let n = model.len();
+    let mut weights = vec![0.0; max_energy + 1];
+    let mut x = vec![0u8; n];
+    for state in 0u32..1 << n {
+        for (i, bit) in x.iter_mut().enumerate() {
+            *bit = (state >> i & 1) as u8;
+        }
+        let e = model.energy(&x) as usize;
+        weights[e.min(max_energy)] += (-(e as f64) / t).exp();
+    }
+    let total: f64 = weights.iter().sum();
+    weights.iter().map(|w| w / total).collect()
+}
+
+#[test]
+fn tempering_samples_the_boltzmann_distribution_at_every_rung() {
+    let model = tiny_model();
+    assert_eq!(model.len(), 18);
+    let ladder = Ladder::geometric(4, 1.0, 3.0);
+    let table_len = (model.max_abs_field() / 2 + 1) as usize;
+    let mut backend = CpuBackend::new();
+    let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, replicas: 4, seed: 5 };
+    backend.load(&problem).unwrap();
+    let mut exchange = Exchange::new(&ladder, 5);
+
+    const MAX_E: usize = 40;
+    let (burn_in, rounds) = (1_000u32, 60_000u32);
+    let mut histogram = vec![vec![0u64; MAX_E + 1]; 4];
+    for round in 0..burn_in + rounds {
+        let energies = backend.sweep(&exchange.rung_of_replica, round, 1).unwrap();
+        exchange.exchange(&energies);
+        if round >= burn_in {
+            for (rung, &replica) in exchange.replica_at_rung.iter().enumerate() {
+                histogram[rung][(energies[replica as usize] as usize).min(MAX_E)] += 1;
+            }
+        }
+    }
+    for (rung, &t) in ladder.temperatures.iter().enumerate() {
+        let exact = exact_energy_distribution(&model, t, MAX_E);
+        let total_variation: f64 = histogram[rung]
+            .iter()
+            .zip(&exact)
+            .map(|(&count, &p)| (count as f64 / rounds as f64 - p).abs())
+            .sum::<f64>()
+            / 2.0;
+        assert!(total_variation < 0.02, "rung {rung} (T = {t:.2}): total variation {total_variation:.4}");
+    }
+    assert!(exchange.acceptance().iter().all(|&a| a > 0.05 && a < 1.0), "{:?}", exchange.acceptance());
+}
