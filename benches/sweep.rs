@@ -1,1 +1,71 @@
-fn main(){}
+//! Sweep throughput in spin-update attempts per second.
+//! `cargo bench --bench sweep` (criterion reports elements/s = attempts/s).
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+
+use sudoku_anneal::backend::cpu::{sweep, CpuBackend, CpuModel, Replica};
+use sudoku_anneal::backend::{Backend, Problem};
+use sudoku_anneal::model::Model;
+use sudoku_anneal::puzzle::parse_grid;
+use sudoku_anneal::reduce::{reduce, Reduce};
+use sudoku_anneal::tempering::Ladder;
+use sudoku_anneal::Settings;
+
+const INKALA: &str = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
+const SWEEPS: u32 = 20;
+
+fn inkala(mode: Reduce) -> Model {
+    Model::build(&reduce(&parse_grid(INKALA.as_bytes()).unwrap(), mode).unwrap()).unwrap()
+}
+
+/// One replica on one thread, at the default ladder's coldest and hottest rungs.
+fn cpu_sweep_one_thread(c: &mut Criterion) {
+    let settings = Settings::default();
+    let model = inkala(Reduce::Clues);
+    let cpu = CpuModel::new(&model);
+    let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
+    let table_len = (model.max_abs_field() / 2 + 1) as usize;
+    let thresholds = ladder.thresholds(table_len);
+    let mut group = c.benchmark_group("cpu_sweep_one_thread");
+    group.throughput(Throughput::Elements(SWEEPS as u64 * model.len() as u64));
+    for rung in [0, settings.replicas - 1] {
+        let table = &thresholds[rung * table_len..(rung + 1) * table_len];
+        let mut replica = Replica::new(&cpu, 1, 0);
+        // Warm up to the rung's equilibrium so the bench sees typical acceptance.
+        (0..2_000).for_each(|s| sweep(&cpu, &mut replica, table, s));
+        let mut next = 2_000;
+        group.bench_function(BenchmarkId::new("inkala", format!("T={:.2}", ladder.temperatures[rung])), |b| {
+            b.iter(|| {
+                (next..next + SWEEPS).for_each(|s| sweep(&cpu, &mut replica, table, s));
+                next += SWEEPS;
+            })
+        });
+    }
+    group.finish();
+}
+
+/// The whole default ladder on every core, as `solve` runs it.
+fn cpu_backend_all_threads(c: &mut Criterion) {
+    let settings = Settings::default();
+    let model = inkala(Reduce::Clues);
+    let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
+    let table_len = (model.max_abs_field() / 2 + 1) as usize;
+    let mut backend = CpuBackend::new();
+    let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, replicas: settings.replicas, seed: 1 };
+    backend.load(&problem).unwrap();
+    let rungs: Vec<u32> = (0..settings.replicas as u32).collect();
+    backend.sweep(&rungs, 0, 2_000).unwrap();
+    let mut next = 2_000;
+    let mut group = c.benchmark_group("cpu_backend_all_threads");
+    group.throughput(Throughput::Elements(SWEEPS as u64 * model.len() as u64 * settings.replicas as u64));
+    group.bench_function(BenchmarkId::new("inkala", settings.replicas), |b| {
+        b.iter(|| {
+            backend.sweep(&rungs, next, SWEEPS).unwrap();
+            next += SWEEPS;
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, cpu_sweep_one_thread, cpu_backend_all_threads);
+criterion_main!(benches);

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
 
+use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{cpu::CpuBackend, Backend};
 use sudoku_anneal::puzzle::{parse_grid, PuzzleReader};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
@@ -36,6 +37,8 @@ enum Command {
     Solve(SolveArgs),
     /// Write the model of one puzzle for other annealers.
     Export(ExportArgs),
+    /// List the GPU adapters wgpu finds and the one `--backend auto` picks.
+    Devices,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -125,6 +128,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Solve(args) => run_solve(args),
         Command::Export(args) => run_export(args),
+        Command::Devices => run_devices(),
     }
 }
 
@@ -149,10 +153,37 @@ impl SolveArgs {
 }
 
 fn make_backend(choice: BackendChoice) -> anyhow::Result<Box<dyn Backend>> {
-    match choice {
-        BackendChoice::Cpu | BackendChoice::Auto => Ok(Box::new(CpuBackend::new())),
-        BackendChoice::Gpu => bail!("the GPU backend is not built yet; use --backend cpu"),
+    Ok(match choice {
+        BackendChoice::Cpu => Box::new(CpuBackend::new()),
+        BackendChoice::Gpu => {
+            let gpu = GpuBackend::new(AdapterChoice::Any)?;
+            eprintln!("sudoku-anneal: gpu backend on {}", gpu.adapter().name);
+            Box::new(gpu)
+        }
+        BackendChoice::Auto => match GpuBackend::new(AdapterChoice::Hardware) {
+            Ok(gpu) => {
+                eprintln!("sudoku-anneal: auto picked the gpu backend on {}", gpu.adapter().name);
+                Box::new(gpu)
+            }
+            Err(why) => {
+                eprintln!("sudoku-anneal: auto picked the cpu backend ({why})");
+                Box::new(CpuBackend::new())
+            }
+        },
+    })
+}
+
+fn run_devices() -> anyhow::Result<ExitCode> {
+    let (adapters, pick) = list_adapters(AdapterChoice::Hardware);
+    let mut out = io::stdout().lock();
+    for (i, a) in adapters.iter().enumerate() {
+        let mark = if Some(i) == pick { "  <- auto" } else { "" };
+        writeln!(out, "{i}: {} | backend {} | type {} | driver {}{mark}", a.name, a.backend, a.device_type, a.driver)?;
     }
+    if pick.is_none() {
+        writeln!(out, "auto: no hardware GPU with compute shaders; the cpu backend is used")?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A command-line input: an inline puzzle or something to read lines from.

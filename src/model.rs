@@ -14,7 +14,11 @@
 //!               |  colour 0 spins  |  colour 1 spins  | ... | colour 8 |
 //! ```
 //!
-//! Couplings are stored twice (i→j and j→i) in CSR form.
+//! Couplings are stored twice (i→j and j→i) in CSR form. The kernels use
+//! the equivalent constraint form instead: with `t_k` the ones in constraint
+//! k (fixed and free), `E = Σ_k (1 − t_k)²` and the local field is
+//! `h_i + Σ_j J_ij x_j = Σ_{k∋i} (2(t_k − x_i) − 1)`, so an attempt reads 4
+//! totals and a flip writes 4, where the neighbour lists need 28 writes.
 
 use crate::error::PuzzleError;
 use crate::grid::{peers, shared_units, unit_name, units_of, Grid, BOX, CELLS, CONSTRAINTS, N, SPINS};
@@ -54,6 +58,8 @@ pub struct Model {
     pub couplings: Vec<i32>,
     /// Energy of the all-zero free state; 0 on a solution.
     pub offset: i32,
+    /// Fixed ones in each constraint (`a_k`): the constraint totals of the all-zero state.
+    pub fixed_ones: Vec<u8>,
 }
 
 /// Colour of spin (cell, digit): `(S[cell] + digit) mod 9` for the solved
@@ -139,7 +145,8 @@ impl Model {
             neighbour_start.push(neighbours.len() as u32);
         }
 
-        Ok(Model { fixed, spins, class_start, field, neighbour_start, neighbours, couplings, offset })
+        let fixed_ones = fixed_ones.iter().map(|&a| a as u8).collect();
+        Ok(Model { fixed, spins, class_start, field, neighbour_start, neighbours, couplings, offset, fixed_ones })
     }
 
     pub fn len(&self) -> usize {

@@ -29,9 +29,9 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            replicas: 32,
+            replicas: 16,
             t_min: 0.4,
-            t_max: 3.0,
+            t_max: 1.2,
             exchange_every: 10,
             max_sweeps: 1_000_000,
             timeout: Some(Duration::from_secs(60)),

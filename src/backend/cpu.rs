@@ -1,10 +1,11 @@
 //! The CPU backend: the reference for every shader, and a real solver.
 //!
-//! Each replica keeps its spins and the local field `h_i + Σ_j J_ij x_j` of
-//! every free spin, updated on each accepted flip, so an attempt costs a
-//! compare (downhill) or a hash and a table look-up (uphill); only accepted
-//! flips touch the ~28 neighbours. Within a colour class no two spins
-//! couple, so updating a class in order equals updating it all at once.
+//! Each replica keeps its spins and the total `t_k` of ones in each of the
+//! 324 constraints. The local field of spin i is `Σ_{k∋i} (2(t_k − x_i) − 1)`
+//! (model.rs), so an attempt reads 4 totals and costs a compare (downhill)
+//! or a hash and a table look-up (uphill); an accepted flip writes 4 totals.
+//! Within a colour class no two spins share a constraint, so updating a
+//! class in order equals updating it all at once, as the GPU does.
 //! Replicas run in parallel on every core (rayon); their random streams
 //! depend only on (seed, replica, sweep, spin), so the split changes nothing.
 
@@ -12,17 +13,17 @@ use rayon::prelude::*;
 
 use super::{Backend, Problem};
 use crate::error::Result;
-use crate::model::{Model, COLOURS};
+use crate::model::{constraints_of, Model, COLOURS};
 use crate::rng::{attempt_random, stream_key, sweep_key};
 
-/// The model in compact form: neighbour lists as u16, couplings as i16.
+/// What the sweep needs of the model.
 #[derive(Debug, Clone, Default)]
 pub struct CpuModel {
     pub class_start: [u32; COLOURS + 1],
-    pub field: Vec<i16>,
-    pub neighbour_start: Vec<u32>,
-    pub neighbours: Vec<u16>,
-    pub couplings: Vec<i16>,
+    /// The 4 constraints of each free spin.
+    pub spin_constraints: Vec<[u16; 4]>,
+    /// Constraint totals of the all-zero state.
+    pub fixed_ones: Vec<u8>,
     pub offset: i32,
 }
 
@@ -30,30 +31,32 @@ impl CpuModel {
     pub fn new(model: &Model) -> CpuModel {
         CpuModel {
             class_start: model.class_start,
-            field: model.field.iter().map(|&h| h as i16).collect(),
-            neighbour_start: model.neighbour_start.clone(),
-            neighbours: model.neighbours.iter().map(|&j| j as u16).collect(),
-            couplings: model.couplings.iter().map(|&c| c as i16).collect(),
+            spin_constraints: model
+                .spins
+                .iter()
+                .map(|s| constraints_of(s.cell as usize, s.digit as usize).map(|k| k as u16))
+                .collect(),
+            fixed_ones: model.fixed_ones.clone(),
             offset: model.offset,
         }
     }
 }
 
-/// One replica: spins, local fields, energy, random stream.
+/// One replica: spins, constraint totals, energy, random stream.
 #[derive(Debug, Clone)]
 pub struct Replica {
     pub spins: Vec<u8>,
-    pub local_field: Vec<i16>,
+    pub totals: Vec<u8>,
     pub energy: i32,
     pub stream: u32,
 }
 
 impl Replica {
-    /// The all-zero state: local fields are the linear fields.
+    /// The all-zero state.
     pub fn new(model: &CpuModel, seed: u64, index: u32) -> Replica {
         Replica {
-            spins: vec![0; model.field.len()],
-            local_field: model.field.clone(),
+            spins: vec![0; model.spin_constraints.len()],
+            totals: model.fixed_ones.clone(),
             energy: model.offset,
             stream: stream_key(seed, index),
         }
@@ -61,23 +64,27 @@ impl Replica {
 }
 
 /// One colour-class sweep of one replica at the temperature whose
-/// thresholds are `thresholds`.
+/// thresholds are `thresholds`. Twin of `sweep` in `shaders/sweep.wgsl`.
 pub fn sweep(model: &CpuModel, replica: &mut Replica, thresholds: &[u32], sweep_number: u32) {
     let key = sweep_key(replica.stream, sweep_number);
     for class in 0..COLOURS {
         for i in model.class_start[class] as usize..model.class_start[class + 1] as usize {
-            let up = replica.spins[i] == 0;
-            let field = replica.local_field[i] as i32;
-            let delta = if up { field } else { -field };
-            if delta > 0 && attempt_random(key, i as u32) >= thresholds[(delta / 2) as usize] {
-                continue;
+            let constraints = model.spin_constraints[i];
+            let x = replica.spins[i] as i32;
+            let total: i32 = constraints.iter().map(|&k| replica.totals[k as usize] as i32).sum();
+            let field = 2 * total - 8 * x - 4;
+            let delta = if x == 0 { field } else { -field };
+            if delta > 0 {
+                let threshold = thresholds[(delta / 2) as usize];
+                if threshold == 0 || attempt_random(key, i as u32) >= threshold {
+                    continue;
+                }
             }
             replica.spins[i] ^= 1;
             replica.energy += delta;
-            let range = model.neighbour_start[i] as usize..model.neighbour_start[i + 1] as usize;
-            for (&j, &coupling) in model.neighbours[range.clone()].iter().zip(&model.couplings[range]) {
-                let change = if up { coupling } else { -coupling };
-                replica.local_field[j as usize] += change;
+            for k in constraints {
+                let t = &mut replica.totals[k as usize];
+                *t = if x == 0 { *t + 1 } else { *t - 1 };
             }
         }
     }

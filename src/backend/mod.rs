@@ -3,6 +3,7 @@
 //! runs the same arithmetic in WGSL and must agree bit for bit.
 
 pub mod cpu;
+pub mod gpu;
 
 use crate::error::Result;
 use crate::model::Model;

@@ -1,0 +1,322 @@
+//! The GPU backend: `shaders/sweep.wgsl` through wgpu.
+//!
+//! [`GpuContext`] (adapter, device, pipeline) is built once per run; each
+//! [`Backend::load`] uploads one problem. Between exchange rounds only the
+//! replica→rung map goes up and only the energies come back; a replica's
+//! spins are read back only when its energy is 0.
+
+pub mod params;
+
+use std::sync::mpsc;
+
+use wgpu::util::DeviceExt;
+
+use self::params::{Params, MAX_SPIN_WORDS, TOTAL_WORDS, WORKGROUP_BYTES, WORKGROUP_SIZE};
+use super::{Backend, Problem};
+use crate::error::{Error, Result};
+use crate::model::constraints_of;
+
+/// Which adapters may be chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdapterChoice {
+    /// Hardware adapters only (what `--backend auto` uses): a software
+    /// rasteriser like lavapipe is slower than the CPU backend.
+    Hardware,
+    /// Any adapter, software ones too (`--backend gpu`, CI on lavapipe).
+    Any,
+}
+
+/// What `devices` prints about one adapter.
+#[derive(Debug, Clone)]
+pub struct AdapterSummary {
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+}
+
+impl AdapterSummary {
+    fn of(info: &wgpu::AdapterInfo) -> AdapterSummary {
+        AdapterSummary {
+            name: info.name.clone(),
+            backend: format!("{:?}", info.backend),
+            device_type: format!("{:?}", info.device_type),
+            driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
+        }
+    }
+}
+
+fn instance() -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env())
+}
+
+fn rank(adapter: &wgpu::Adapter, choice: AdapterChoice) -> Option<u8> {
+    let info = adapter.get_info();
+    let usable = adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+        && adapter.limits().max_compute_workgroup_storage_size >= WORKGROUP_BYTES
+        && adapter.limits().max_storage_buffers_per_shader_stage >= 5
+        // wgpu's GL backend loses the device on NVIDIA (shared/GPU.md); Vulkan, Metal and DX12 work.
+        && info.backend != wgpu::Backend::Gl;
+    let rank = match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu | wgpu::DeviceType::Other => 2,
+        wgpu::DeviceType::Cpu if choice == AdapterChoice::Any => 3,
+        wgpu::DeviceType::Cpu => return None,
+    };
+    usable.then_some(rank)
+}
+
+/// Every adapter wgpu finds, and the index of the one `choice` would pick.
+pub fn list_adapters(choice: AdapterChoice) -> (Vec<AdapterSummary>, Option<usize>) {
+    let adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
+    let pick = (0..adapters.len()).filter_map(|i| rank(&adapters[i], choice).map(|r| (r, i))).min().map(|(_, i)| i);
+    (adapters.iter().map(|a| AdapterSummary::of(&a.get_info())).collect(), pick)
+}
+
+/// Device, queue and pipeline: built once, reused for every puzzle.
+pub struct GpuContext {
+    pub adapter: AdapterSummary,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    pipeline: wgpu::ComputePipeline,
+    limits: wgpu::Limits,
+}
+
+impl GpuContext {
+    pub fn new(choice: AdapterChoice) -> Result<GpuContext> {
+        let adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
+        let adapter = adapters
+            .into_iter()
+            .filter_map(|a| rank(&a, choice).map(|r| (r, a)))
+            .min_by_key(|(r, _)| *r)
+            .map(|(_, a)| a)
+            .ok_or_else(|| {
+                Error::NoAdapter(match choice {
+                    AdapterChoice::Hardware => "no hardware GPU with compute shaders found".into(),
+                    AdapterChoice::Any => "no adapter with compute shaders found (install a Vulkan driver, e.g. mesa-vulkan-drivers)".into(),
+                })
+            })?;
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("sudoku-anneal"),
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| Error::Gpu(format!("cannot open the device: {e}")))?;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = device.create_shader_module(wgpu::include_wgsl!("../../../shaders/sweep.wgsl"));
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("sweep"),
+            layout: None,
+            module: &module,
+            entry_point: Some("sweep"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(err) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!("the sweep shader does not build: {err}")));
+        }
+        Ok(GpuContext { adapter: AdapterSummary::of(&adapter.get_info()), device, queue, pipeline, limits })
+    }
+}
+
+/// Buffers of one loaded problem.
+struct Run {
+    params: Params,
+    params_buffer: wgpu::Buffer,
+    rungs: wgpu::Buffer,
+    spins: wgpu::Buffer,
+    energies: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+}
+
+pub struct GpuBackend {
+    context: GpuContext,
+    run: Option<Run>,
+}
+
+impl GpuBackend {
+    pub fn new(choice: AdapterChoice) -> Result<GpuBackend> {
+        Ok(GpuBackend { context: GpuContext::new(choice)?, run: None })
+    }
+
+    pub fn adapter(&self) -> &AdapterSummary {
+        &self.context.adapter
+    }
+
+    fn loaded(&self) -> Result<&Run> {
+        self.run.as_ref().ok_or_else(|| Error::Internal("GPU backend used before load".into()))
+    }
+
+    /// Copies `words` (word index, count) regions of `source` into the
+    /// readback buffer and returns them as one vector.
+    fn read_words(&self, source: &wgpu::Buffer, regions: &[(u64, u64)]) -> Result<Vec<u32>> {
+        let (device, queue) = (&self.context.device, &self.context.queue);
+        let run = self.loaded()?;
+        let mut encoder = device.create_command_encoder(&Default::default());
+        let mut offset = 0;
+        for &(start, count) in regions {
+            encoder.copy_buffer_to_buffer(source, start * 4, &run.readback, offset * 4, count * 4);
+            offset += count;
+        }
+        queue.submit([encoder.finish()]);
+        let slice = run.readback.slice(..offset * 4);
+        let (sender, receiver) = mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |result| drop(sender.send(result)));
+        device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
+        receiver
+            .recv()
+            .map_err(|_| Error::Gpu("the readback never completed".into()))?
+            .map_err(|e| Error::Gpu(format!("cannot map the readback buffer: {e}")))?;
+        let words = {
+            let view = slice.get_mapped_range().map_err(|e| Error::Gpu(format!("cannot read the readback buffer: {e}")))?;
+            bytemuck::cast_slice(&view).to_vec()
+        };
+        run.readback.unmap();
+        Ok(words)
+    }
+}
+
+/// Workgroups to cover `replicas`, as a 2-D grid within the per-dimension limit.
+fn workgroup_grid(replicas: u32, max_per_dimension: u32) -> (u32, u32) {
+    let groups = replicas.div_ceil(WORKGROUP_SIZE);
+    let x = groups.min(max_per_dimension);
+    (x, groups.div_ceil(x.max(1)))
+}
+
+impl Backend for GpuBackend {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn load(&mut self, problem: &Problem) -> Result<()> {
+        let model = problem.model;
+        let replicas = problem.replicas as u32;
+        let spin_words = (model.len() as u32).div_ceil(32);
+        if spin_words > MAX_SPIN_WORDS || model.fixed_ones.len() > 4 * TOTAL_WORDS as usize {
+            return Err(Error::Internal("model larger than the shader's arrays".into()));
+        }
+        let largest = TOTAL_WORDS as u64 * replicas as u64 * 4;
+        if largest > self.context.limits.max_storage_buffer_binding_size as u64 {
+            let most = self.context.limits.max_storage_buffer_binding_size as u64 / (TOTAL_WORDS as u64 * 4);
+            return Err(Error::Settings(format!("{replicas} replicas exceed this adapter's buffer limit; at most {most}")));
+        }
+        let device = &self.context.device;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let storage = |label: &str, contents: &[u8], extra: wgpu::BufferUsages| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage: wgpu::BufferUsages::STORAGE | extra,
+            })
+        };
+        let constraints: Vec<[u32; 2]> = model
+            .spins
+            .iter()
+            .map(|s| {
+                let k = constraints_of(s.cell as usize, s.digit as usize).map(|k| k as u32);
+                [k[0] | k[1] << 16, k[2] | k[3] << 16]
+            })
+            .collect();
+        // Word-major totals: word w of every replica, then word w + 1.
+        let mut packed = [0u32; TOTAL_WORDS as usize];
+        for (k, &t) in model.fixed_ones.iter().enumerate() {
+            packed[k / 4] |= (t as u32) << (8 * (k % 4));
+        }
+        let totals: Vec<u32> = packed.iter().flat_map(|&w| std::iter::repeat_n(w, replicas as usize)).collect();
+        let params = Params {
+            replicas,
+            spins: model.len() as u32,
+            spin_words,
+            table_len: problem.table_len as u32,
+            first_sweep: 0,
+            sweep_count: 0,
+            seed_lo: problem.seed as u32,
+            seed_hi: (problem.seed >> 32) as u32,
+        };
+        let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        });
+        let none = wgpu::BufferUsages::empty();
+        let copy = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let constraints = storage("spin constraints", bytemuck::cast_slice(&constraints), none);
+        let thresholds = storage("thresholds", bytemuck::cast_slice(&problem.thresholds), none);
+        let rungs = storage("rung of replica", bytemuck::cast_slice(&(0..replicas).collect::<Vec<u32>>()), copy);
+        let totals = storage("totals", bytemuck::cast_slice(&totals), copy);
+        let spins = storage("spins", bytemuck::cast_slice(&vec![0u32; (spin_words * replicas) as usize]), copy);
+        let energies = storage("energies", bytemuck::cast_slice(&vec![model.offset; replicas as usize]), copy);
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: 4 * (replicas as u64).max(MAX_SPIN_WORDS as u64),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let buffers = [&params_buffer, &constraints, &thresholds, &rungs, &totals, &spins, &energies];
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(binding, buffer)| wgpu::BindGroupEntry { binding: binding as u32, resource: buffer.as_entire_binding() })
+            .collect();
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("sweep"),
+            layout: &self.context.pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        if let Some(err) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!("cannot upload the problem: {err}")));
+        }
+        self.run = Some(Run { params, params_buffer, rungs, spins, energies, readback, bind_group });
+        Ok(())
+    }
+
+    fn sweep(&mut self, rung_of_replica: &[u32], first: u32, count: u32) -> Result<Vec<i32>> {
+        let context = &self.context;
+        let run = self.run.as_mut().ok_or_else(|| Error::Internal("GPU backend used before load".into()))?;
+        run.params.first_sweep = first;
+        run.params.sweep_count = count;
+        context.queue.write_buffer(&run.params_buffer, 0, bytemuck::bytes_of(&run.params));
+        context.queue.write_buffer(&run.rungs, 0, bytemuck::cast_slice(rung_of_replica));
+        let scope = context.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = context.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&context.pipeline);
+            pass.set_bind_group(0, &run.bind_group, &[]);
+            let (x, y) = workgroup_grid(run.params.replicas, context.limits.max_compute_workgroups_per_dimension);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+        context.queue.submit([encoder.finish()]);
+        if let Some(err) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!("sweep dispatch failed: {err}")));
+        }
+        let replicas = run.params.replicas as u64;
+        let energies = &self.loaded()?.energies;
+        let words = self.read_words(energies, &[(0, replicas)])?;
+        Ok(bytemuck::cast_slice(&words).to_vec())
+    }
+
+    fn spins(&mut self, replica: usize) -> Result<Vec<u8>> {
+        let run = self.loaded()?;
+        let (replicas, spin_words, n) = (run.params.replicas as u64, run.params.spin_words as u64, run.params.spins as usize);
+        let regions: Vec<(u64, u64)> = (0..spin_words).map(|w| (w * replicas + replica as u64, 1)).collect();
+        let words = self.read_words(&run.spins, &regions)?;
+        Ok((0..n).map(|i| (words[i / 32] >> (i % 32) & 1) as u8).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workgroup_grid_covers_every_replica_within_limits() {
+        assert_eq!(workgroup_grid(64, 65_535), (1, 1));
+        assert_eq!(workgroup_grid(65, 65_535), (2, 1));
+        let (x, y) = workgroup_grid(10_000_000, 65_535);
+        assert!(x <= 65_535 && x as u64 * y as u64 * 64 >= 10_000_000);
+    }
+}
