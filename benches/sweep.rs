@@ -4,6 +4,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 use sudoku_anneal::backend::cpu::{sweep, CpuBackend, CpuModel, Replica};
+use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{Backend, Problem};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::parse_grid;
@@ -67,5 +68,37 @@ fn cpu_backend_all_threads(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cpu_sweep_one_thread, cpu_backend_all_threads);
+/// The GPU sweep kernel with many replicas (default 65,536; set
+/// GPU_BENCH_REPLICAS lower on a software adapter). Skipped without an adapter.
+fn gpu_sweep(c: &mut Criterion) {
+    let mut gpu = match GpuBackend::new(AdapterChoice::Any) {
+        Ok(gpu) => gpu,
+        Err(err) => return eprintln!("gpu_sweep skipped: {err}"),
+    };
+    let replicas: usize = std::env::var("GPU_BENCH_REPLICAS").ok().and_then(|v| v.parse().ok()).unwrap_or(65_536);
+    let sweeps: u32 = std::env::var("GPU_BENCH_SWEEPS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
+    let settings = Settings::default();
+    let mut group = c.benchmark_group("gpu_sweep");
+    for mode in [Reduce::Clues, Reduce::None] {
+        let model = inkala(mode);
+        let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
+        let table_len = (model.max_abs_field() / 2 + 1) as usize;
+        let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, replicas, seed: 1 };
+        gpu.load(&problem).unwrap();
+        let rungs: Vec<u32> = (0..replicas as u32).map(|r| r % settings.replicas as u32).collect();
+        gpu.sweep(&rungs, 0, 200).unwrap();
+        let mut next = 200;
+        group.throughput(Throughput::Elements(sweeps as u64 * model.len() as u64 * replicas as u64));
+        let name = format!("{} replicas, {} spins, {sweeps} sweeps/dispatch", replicas, model.len());
+        group.bench_function(BenchmarkId::new(gpu.adapter().name.clone(), name), |b| {
+            b.iter(|| {
+                gpu.sweep(&rungs, next, sweeps).unwrap();
+                next += sweeps;
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, cpu_sweep_one_thread, cpu_backend_all_threads, gpu_sweep);
 criterion_main!(benches);

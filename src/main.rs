@@ -23,6 +23,9 @@ Exit codes:
   1  some puzzle unsolved within the budget, or invalid
   2  usage, input/output or device error";
 
+/// Ladders per puzzle on a GPU: enough replicas to fill a large GPU.
+const GPU_LADDERS: usize = 256;
+
 #[derive(Parser)]
 #[command(name = "sudoku-anneal", version, about = "Solve Sudoku as an Ising model by parallel tempering on the CPU or a GPU", after_help = EXIT_CODES)]
 struct Cli {
@@ -67,9 +70,12 @@ struct SolveArgs {
     /// Seed of every random stream; the same seed gives the same result.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Replicas per puzzle, one per temperature.
+    /// Replicas per ladder, one per temperature.
     #[arg(long, default_value_t = Settings::default().replicas)]
     replicas: usize,
+    /// Independent ladders per puzzle [default: 1 on the cpu backend, 256 on the gpu backend].
+    #[arg(long)]
+    ladders: Option<usize>,
     /// Lowest temperature of the geometric ladder.
     #[arg(long, default_value_t = Settings::default().t_min)]
     t_min: f64,
@@ -133,12 +139,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 impl SolveArgs {
-    fn settings(&self) -> anyhow::Result<Settings> {
+    fn settings(&self, backend: &dyn Backend) -> anyhow::Result<Settings> {
         if !(self.timeout >= 0.0 && self.timeout.is_finite()) {
             bail!("--timeout must be a number of seconds >= 0");
         }
         let settings = Settings {
             replicas: self.replicas,
+            ladders: self.ladders.unwrap_or(if backend.name() == "gpu" { GPU_LADDERS } else { 1 }),
             t_min: self.t_min,
             t_max: self.t_max,
             exchange_every: self.exchange_every,
@@ -208,8 +215,8 @@ fn open_input(arg: &str) -> anyhow::Result<Input> {
 }
 
 fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
-    let settings = args.settings()?;
     let mut backend = make_backend(args.backend)?;
+    let settings = args.settings(backend.as_ref())?;
     let inputs = if args.inputs.is_empty() { vec!["-".to_string()] } else { args.inputs.clone() };
     let stdout = io::stdout();
     let mut out = stdout.lock();

@@ -14,8 +14,10 @@ use crate::tempering::{Exchange, Ladder};
 /// How to anneal one puzzle.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Settings {
-    /// Replicas per puzzle, one per rung of the ladder.
+    /// Replicas per ladder, one per rung.
     pub replicas: usize,
+    /// Independent ladders per puzzle: `ladders × replicas` replicas in all.
+    pub ladders: usize,
     pub t_min: f64,
     pub t_max: f64,
     /// Sweeps between two exchange rounds (and zero-energy checks).
@@ -30,6 +32,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             replicas: 16,
+            ladders: 1,
             t_min: 0.4,
             t_max: 1.2,
             exchange_every: 10,
@@ -44,8 +47,11 @@ impl Default for Settings {
 impl Settings {
     pub fn validate(&self) -> Result<()> {
         let fail = |what: &str| Err(Error::Settings(what.to_string()));
-        if self.replicas < 1 {
-            return fail("--replicas must be at least 1");
+        if self.replicas < 1 || self.ladders < 1 {
+            return fail("--replicas and --ladders must be at least 1");
+        }
+        if self.replicas.checked_mul(self.ladders).is_none_or(|total| total > u32::MAX as usize / 2) {
+            return fail("--replicas × --ladders is too large");
         }
         if !(self.t_min > 0.0 && self.t_min.is_finite() && self.t_max.is_finite() && self.t_min <= self.t_max) {
             return fail("temperatures must satisfy 0 < --t-min <= --t-max");
@@ -116,19 +122,25 @@ pub fn solve(puzzle: &Grid, settings: &Settings, backend: &mut dyn Backend) -> R
 
     let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let table_len = (model.max_abs_field() / 2 + 1) as usize;
+    let replicas = settings.ladders * settings.replicas;
     backend.load(&Problem {
         model: &model,
         thresholds: ladder.thresholds(table_len),
         table_len,
-        replicas: settings.replicas,
+        replicas,
         seed: settings.seed,
     })?;
-    let mut exchange = Exchange::new(&ladder, settings.seed);
+    let mut exchanges: Vec<Exchange> =
+        (0..settings.ladders as u32).map(|index| Exchange::new(&ladder, settings.seed, index)).collect();
+    let mut rung_of_replica = vec![0u32; replicas];
     let mut sweeps: u32 = 0;
     let mut status = Status::Unsolved;
     while sweeps < settings.max_sweeps {
+        for (rungs, exchange) in rung_of_replica.chunks_mut(settings.replicas).zip(&exchanges) {
+            rungs.copy_from_slice(&exchange.rung_of_replica);
+        }
         let count = settings.exchange_every.min(settings.max_sweeps - sweeps);
-        let energies = backend.sweep(&exchange.rung_of_replica, sweeps, count)?;
+        let energies = backend.sweep(&rung_of_replica, sweeps, count)?;
         sweeps += count;
         if let Some(replica) = energies.iter().position(|&e| e == 0) {
             let spins = backend.spins(replica)?;
@@ -138,7 +150,9 @@ pub fn solve(puzzle: &Grid, settings: &Settings, backend: &mut dyn Backend) -> R
             status = Status::Solved(grid);
             break;
         }
-        exchange.exchange(&energies);
+        for (energies, exchange) in energies.chunks(settings.replicas).zip(&mut exchanges) {
+            exchange.exchange(energies);
+        }
         if settings.timeout.is_some_and(|limit| started.elapsed() >= limit) {
             break;
         }
@@ -148,9 +162,9 @@ pub fn solve(puzzle: &Grid, settings: &Settings, backend: &mut dyn Backend) -> R
         sweeps: sweeps as u64,
         seconds: started.elapsed().as_secs_f64(),
         free_spins: model.len(),
-        attempts: sweeps as u64 * settings.replicas as u64 * model.len() as u64,
-        swap_attempts: exchange.attempts.iter().sum(),
-        swap_accepted: exchange.accepted.iter().sum(),
+        attempts: sweeps as u64 * replicas as u64 * model.len() as u64,
+        swap_attempts: exchanges.iter().flat_map(|e| &e.attempts).sum(),
+        swap_accepted: exchanges.iter().flat_map(|e| &e.accepted).sum(),
     })
 }
 

@@ -57,15 +57,16 @@ pub struct Exchange {
 }
 
 impl Exchange {
-    /// Replica r starts at rung r.
-    pub fn new(ladder: &Ladder, seed: u64) -> Exchange {
+    /// Replica r starts at rung r. Each of a puzzle's ladders has its own
+    /// `index`, hence its own random stream.
+    pub fn new(ladder: &Ladder, seed: u64, index: u32) -> Exchange {
         let rungs = ladder.rungs();
         Exchange {
             betas: ladder.temperatures.iter().map(|t| 1.0 / t).collect(),
             replica_at_rung: (0..rungs as u32).collect(),
             rung_of_replica: (0..rungs as u32).collect(),
-            // Stream u32::MAX is never a replica's.
-            key: stream_key(seed, u32::MAX),
+            // Streams counted down from u32::MAX are never a replica's.
+            key: stream_key(seed, u32::MAX - index),
             round: 0,
             attempts: vec![0; rungs.saturating_sub(1)],
             accepted: vec![0; rungs.saturating_sub(1)],
@@ -96,12 +97,6 @@ impl Exchange {
     pub fn acceptance(&self) -> Vec<f64> {
         self.attempts.iter().zip(&self.accepted).map(|(&n, &a)| if n == 0 { 0.0 } else { a as f64 / n as f64 }).collect()
     }
-
-    /// Accepted fraction over all pairs.
-    pub fn mean_acceptance(&self) -> f64 {
-        let n: u64 = self.attempts.iter().sum();
-        if n == 0 { 0.0 } else { self.accepted.iter().sum::<u64>() as f64 / n as f64 }
-    }
 }
 
 #[cfg(test)]
@@ -126,7 +121,7 @@ mod tests {
 
     #[test]
     fn a_hot_replica_with_lower_energy_always_moves_down() {
-        let mut exchange = Exchange::new(&Ladder::geometric(2, 1.0, 2.0), 0);
+        let mut exchange = Exchange::new(&Ladder::geometric(2, 1.0, 2.0), 0, 0);
         exchange.exchange(&[10, 2]);
         assert_eq!(exchange.replica_at_rung, vec![1, 0]);
         assert_eq!(exchange.rung_of_replica, vec![1, 0]);

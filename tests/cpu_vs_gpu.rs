@@ -33,7 +33,7 @@ fn assert_twins(puzzle: &str, mode: Reduce, replicas: usize, rounds: u32, sweeps
     let mut cpu = CpuBackend::new();
     cpu.load(&problem).unwrap();
     gpu.load(&problem).unwrap();
-    let mut exchange = Exchange::new(&ladder, 42);
+    let mut exchange = Exchange::new(&ladder, 42, 0);
     for round in 0..rounds {
         let first = round * sweeps_per_round;
         let expected = cpu.sweep(&exchange.rung_of_replica, first, sweeps_per_round).unwrap();

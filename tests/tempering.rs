@@ -42,7 +42,7 @@ fn tempering_samples_the_boltzmann_distribution_at_every_rung() {
     let mut backend = CpuBackend::new();
     let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, replicas: 4, seed: 5 };
     backend.load(&problem).unwrap();
-    let mut exchange = Exchange::new(&ladder, 5);
+    let mut exchange = Exchange::new(&ladder, 5, 0);
 
     const MAX_E: usize = 40;
     let (burn_in, rounds) = (1_000u32, 60_000u32);

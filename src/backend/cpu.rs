@@ -13,13 +13,13 @@ use rayon::prelude::*;
 
 use super::{Backend, Problem};
 use crate::error::Result;
-use crate::model::{constraints_of, Model, COLOURS};
+use crate::grid::CONSTRAINTS;
+use crate::model::{constraints_of, Model};
 use crate::rng::{attempt_random, stream_key, sweep_key};
 
 /// What the sweep needs of the model.
 #[derive(Debug, Clone, Default)]
 pub struct CpuModel {
-    pub class_start: [u32; COLOURS + 1],
     /// The 4 constraints of each free spin.
     pub spin_constraints: Vec<[u16; 4]>,
     /// Constraint totals of the all-zero state.
@@ -30,7 +30,6 @@ pub struct CpuModel {
 impl CpuModel {
     pub fn new(model: &Model) -> CpuModel {
         CpuModel {
-            class_start: model.class_start,
             spin_constraints: model
                 .spins
                 .iter()
@@ -42,11 +41,16 @@ impl CpuModel {
     }
 }
 
+/// Length of a replica's totals array: a power of two at least CONSTRAINTS,
+/// so `k % TOTALS` is a mask and the compiler drops the bounds checks.
+const TOTALS: usize = CONSTRAINTS.next_power_of_two();
+
 /// One replica: spins, constraint totals, energy, random stream.
 #[derive(Debug, Clone)]
 pub struct Replica {
     pub spins: Vec<u8>,
-    pub totals: Vec<u8>,
+    /// `totals[k]` for constraint k < CONSTRAINTS; the rest stay 0.
+    pub totals: Box<[u8; TOTALS]>,
     pub energy: i32,
     pub stream: u32,
 }
@@ -56,7 +60,11 @@ impl Replica {
     pub fn new(model: &CpuModel, seed: u64, index: u32) -> Replica {
         Replica {
             spins: vec![0; model.spin_constraints.len()],
-            totals: model.fixed_ones.clone(),
+            totals: {
+                let mut totals = Box::new([0; TOTALS]);
+                totals[..model.fixed_ones.len()].copy_from_slice(&model.fixed_ones);
+                totals
+            },
             energy: model.offset,
             stream: stream_key(seed, index),
         }
@@ -67,25 +75,24 @@ impl Replica {
 /// thresholds are `thresholds`. Twin of `sweep` in `shaders/sweep.wgsl`.
 pub fn sweep(model: &CpuModel, replica: &mut Replica, thresholds: &[u32], sweep_number: u32) {
     let key = sweep_key(replica.stream, sweep_number);
-    for class in 0..COLOURS {
-        for i in model.class_start[class] as usize..model.class_start[class + 1] as usize {
-            let constraints = model.spin_constraints[i];
-            let x = replica.spins[i] as i32;
-            let total: i32 = constraints.iter().map(|&k| replica.totals[k as usize] as i32).sum();
-            let field = 2 * total - 8 * x - 4;
-            let delta = if x == 0 { field } else { -field };
-            if delta > 0 {
-                let threshold = thresholds[(delta / 2) as usize];
-                if threshold == 0 || attempt_random(key, i as u32) >= threshold {
-                    continue;
-                }
+    let totals = &mut replica.totals;
+    // Free spins are stored in colour-class order, so this is class by class.
+    for (i, (spin, constraints)) in replica.spins.iter_mut().zip(&model.spin_constraints).enumerate() {
+        let x = *spin as i32;
+        let total: i32 = constraints.iter().map(|&k| totals[k as usize % TOTALS] as i32).sum();
+        let field = 2 * total - 8 * x - 4; // Σ_k (2(t_k − x) − 1)
+        let delta = if x == 0 { field } else { -field };
+        if delta > 0 {
+            let threshold = thresholds[(delta / 2) as usize];
+            if threshold == 0 || attempt_random(key, i as u32) >= threshold {
+                continue;
             }
-            replica.spins[i] ^= 1;
-            replica.energy += delta;
-            for k in constraints {
-                let t = &mut replica.totals[k as usize];
-                *t = if x == 0 { *t + 1 } else { *t - 1 };
-            }
+        }
+        *spin ^= 1;
+        replica.energy += delta;
+        for &k in constraints {
+            let t = &mut totals[k as usize % TOTALS];
+            *t = if x == 0 { *t + 1 } else { *t - 1 };
         }
     }
 }
