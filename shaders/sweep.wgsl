@@ -1,42 +1,53 @@
-// Colour-class Metropolis sweeps, one invocation per replica.
-// Twin of `sweep` in src/backend/cpu.rs: same order of spins, same random
-// numbers, same integer arithmetic, so both give bit-identical states.
+// Colour-class Metropolis sweeps: LANES invocations per replica,
+// REPLICAS_PER_GROUP replicas per workgroup.
+// Twin of `sweep` in src/backend/cpu.rs: same spins, same random numbers,
+// same integer arithmetic, so both give bit-identical states.
 //
-// Each invocation owns one replica, so there are no barriers: it copies the
-// replica's constraint totals (4 one-byte totals per word) and spin bits into
-// workgroup memory, runs `sweep_count` sweeps, and writes them back.
-// Global buffers are word-major (`buffer[word * replicas + replica]`) so
-// neighbouring invocations touch neighbouring addresses; workgroup arrays are
-// `[word * WG + lane]` so the lanes of a warp hit distinct banks.
+// Free spins are numbered class by class (model.rs). In the phase of class
+// c, lane j of a replica attempts free spins class_start[c] + j, + j + LANES,
+// …; spins of one class share no constraint, so the lanes' reads and
+// writes never overlap and updating them at once equals updating them in
+// order. A barrier separates the 9 phases of a sweep.
+//
+// Workgroup memory holds, per replica, the total t_k of each constraint and
+// one word per cell whose bit d is spin (cell, d); a class has at most one
+// spin per cell, so no two lanes write the same word in a phase.
 
 // Keep in sync with src/backend/gpu/params.rs.
 struct Params {
     replicas: u32,
     spins: u32,
-    spin_words: u32,
     table_len: u32,
     first_sweep: u32,
     sweep_count: u32,
     seed_lo: u32,
     seed_hi: u32,
+    padding: u32,
+    // class_start[c] is element c % 4 of vector c / 4 (uniform arrays need 16-byte strides).
+    class_start: array<vec4<u32>, 3>,
 }
 
-const WG: u32 = 64u;          // keep in sync: WORKGROUP_SIZE in params.rs
-const TOTAL_WORDS: u32 = 81u; // 324 constraint totals, one byte each
-const MAX_SPIN_WORDS: u32 = 23u; // 729 spins, one bit each
+const LANES: u32 = 32u;             // keep in sync: LANES in params.rs
+const REPLICAS_PER_GROUP: u32 = 4u; // keep in sync: REPLICAS_PER_GROUP in params.rs
+const CONSTRAINTS: u32 = 324u;
+const CELLS: u32 = 81u;
+const COLOURS: u32 = 9u;
 
 @group(0) @binding(0) var<uniform> params: Params;
-// The 4 constraints of each free spin, 16 bits each: (k0 | k1 << 16, k2 | k3 << 16).
+// The 4 constraints of each free spin (cell, row-digit, column-digit,
+// box-digit), 16 bits each: (k0 | k1 << 16, k2 | k3 << 16).
 @group(0) @binding(1) var<storage, read> spin_constraints: array<vec2<u32>>;
 // thresholds[rung * table_len + ΔE / 2]
 @group(0) @binding(2) var<storage, read> thresholds: array<u32>;
 @group(0) @binding(3) var<storage, read> rung_of_replica: array<u32>;
+// totals[replica * CONSTRAINTS + k], cells[replica * CELLS + cell]
 @group(0) @binding(4) var<storage, read_write> totals: array<u32>;
-@group(0) @binding(5) var<storage, read_write> spins: array<u32>;
+@group(0) @binding(5) var<storage, read_write> cells: array<u32>;
 @group(0) @binding(6) var<storage, read_write> energies: array<i32>;
 
-var<workgroup> local_totals: array<u32, 5184>; // TOTAL_WORDS * WG
-var<workgroup> local_spins: array<u32, 1472>;  // MAX_SPIN_WORDS * WG
+var<workgroup> local_totals: array<u32, 1296>; // REPLICAS_PER_GROUP * CONSTRAINTS
+var<workgroup> local_cells: array<u32, 324>;   // REPLICAS_PER_GROUP * CELLS
+var<workgroup> local_energy: array<atomic<i32>, 4>;
 
 // Keep in sync with src/rng.rs.
 const GOLDEN: u32 = 0x9e3779b9u;
@@ -64,69 +75,82 @@ fn attempt_random(key: u32, index: u32) -> u32 {
     return mix32(key ^ ((index + 1u) * GOLDEN));
 }
 
-fn total(lane: u32, k: u32) -> i32 {
-    return i32((local_totals[(k >> 2u) * WG + lane] >> ((k & 3u) * 8u)) & 0xffu);
+fn class_start(colour: u32) -> u32 {
+    return params.class_start[colour / 4u][colour % 4u];
 }
 
-// Adds +1 or −1 to one byte total; totals stay within 0..=9, so no carry.
-fn add_total(lane: u32, k: u32, up: bool) {
-    let index = (k >> 2u) * WG + lane;
-    let one = 1u << ((k & 3u) * 8u);
-    local_totals[index] = select(local_totals[index] - one, local_totals[index] + one, up);
-}
-
-@compute @workgroup_size(64)
+@compute @workgroup_size(128) // LANES * REPLICAS_PER_GROUP
 fn sweep(
-    @builtin(local_invocation_index) lane: u32,
+    @builtin(local_invocation_index) local: u32,
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let replica = (group.y * groups.x + group.x) * WG + lane;
-    if replica >= params.replicas {
-        return;
+    let slot = local / LANES;
+    let lane = local % LANES;
+    let replica = (group.y * groups.x + group.x) * REPLICAS_PER_GROUP + slot;
+    // Padding replicas past the end run along (barriers need every
+    // invocation) but read and write nothing global.
+    let valid = replica < params.replicas;
+    let t0 = slot * CONSTRAINTS;
+    let c0 = slot * CELLS;
+    if valid {
+        for (var k = lane; k < CONSTRAINTS; k += LANES) {
+            local_totals[t0 + k] = totals[replica * CONSTRAINTS + k];
+        }
+        for (var c = lane; c < CELLS; c += LANES) {
+            local_cells[c0 + c] = cells[replica * CELLS + c];
+        }
     }
-    for (var w = 0u; w < TOTAL_WORDS; w++) {
-        local_totals[w * WG + lane] = totals[w * params.replicas + replica];
+    if lane == 0u {
+        atomicStore(&local_energy[slot], 0);
     }
-    for (var w = 0u; w < params.spin_words; w++) {
-        local_spins[w * WG + lane] = spins[w * params.replicas + replica];
-    }
-    let stream = stream_key(params.seed_lo, params.seed_hi, replica);
-    let table = rung_of_replica[replica] * params.table_len;
-    var energy = energies[replica];
+    workgroupBarrier();
 
+    let stream = stream_key(params.seed_lo, params.seed_hi, replica);
+    let table = select(0u, rung_of_replica[min(replica, params.replicas - 1u)] * params.table_len, valid);
+    var energy_change = 0;
     for (var s = 0u; s < params.sweep_count; s++) {
         let key = sweep_key(stream, params.first_sweep + s);
-        // Free spins are stored in colour-class order, so this is class by class.
-        for (var i = 0u; i < params.spins; i++) {
-            let packed = spin_constraints[i];
-            let k = vec4<u32>(packed.x & 0xffffu, packed.x >> 16u, packed.y & 0xffffu, packed.y >> 16u);
-            let word = (i >> 5u) * WG + lane;
-            let bit = 1u << (i & 31u);
-            let x = (local_spins[word] & bit) != 0u;
-            let sum = total(lane, k.x) + total(lane, k.y) + total(lane, k.z) + total(lane, k.w);
-            let field = 2 * sum - select(4, 12, x); // Σ_k (2(t_k − x) − 1)
-            let delta = select(field, -field, x);
-            if delta > 0 {
-                let threshold = thresholds[table + u32(delta / 2)];
-                if threshold == 0u || attempt_random(key, i) >= threshold {
-                    continue;
+        for (var colour = 0u; colour < COLOURS; colour++) {
+            let end = class_start(colour + 1u);
+            for (var i = class_start(colour) + lane; i < end; i += LANES) {
+                let packed = spin_constraints[i];
+                let k = vec4<u32>(packed.x & 0xffffu, packed.x >> 16u, packed.y & 0xffffu, packed.y >> 16u);
+                let cell = c0 + k.x;
+                let bit = 1u << ((k.y - CELLS) % 9u); // the row-digit constraint names the digit
+                let x = (local_cells[cell] & bit) != 0u;
+                let sum = i32(local_totals[t0 + k.x] + local_totals[t0 + k.y] + local_totals[t0 + k.z] + local_totals[t0 + k.w]);
+                let field = 2 * sum - select(4, 12, x); // Σ_k (2(t_k − x) − 1)
+                let delta = select(field, -field, x);
+                if delta > 0 {
+                    let threshold = thresholds[table + u32(delta / 2)];
+                    if threshold == 0u || attempt_random(key, i) >= threshold {
+                        continue;
+                    }
                 }
+                local_cells[cell] ^= bit;
+                energy_change += delta;
+                let step = select(1u, 0xffffffffu, x); // +1 or −1, wrapping
+                local_totals[t0 + k.x] += step;
+                local_totals[t0 + k.y] += step;
+                local_totals[t0 + k.z] += step;
+                local_totals[t0 + k.w] += step;
             }
-            local_spins[word] ^= bit;
-            energy += delta;
-            add_total(lane, k.x, !x);
-            add_total(lane, k.y, !x);
-            add_total(lane, k.z, !x);
-            add_total(lane, k.w, !x);
+            workgroupBarrier();
         }
     }
 
-    for (var w = 0u; w < TOTAL_WORDS; w++) {
-        totals[w * params.replicas + replica] = local_totals[w * WG + lane];
+    atomicAdd(&local_energy[slot], energy_change);
+    workgroupBarrier();
+    if valid {
+        for (var k = lane; k < CONSTRAINTS; k += LANES) {
+            totals[replica * CONSTRAINTS + k] = local_totals[t0 + k];
+        }
+        for (var c = lane; c < CELLS; c += LANES) {
+            cells[replica * CELLS + c] = local_cells[c0 + c];
+        }
+        if lane == 0u {
+            energies[replica] += atomicLoad(&local_energy[slot]);
+        }
     }
-    for (var w = 0u; w < params.spin_words; w++) {
-        spins[w * params.replicas + replica] = local_spins[w * WG + lane];
-    }
-    energies[replica] = energy;
 }

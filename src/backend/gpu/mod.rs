@@ -11,10 +11,11 @@ use std::sync::mpsc;
 
 use wgpu::util::DeviceExt;
 
-use self::params::{Params, MAX_SPIN_WORDS, TOTAL_WORDS, WORKGROUP_BYTES, WORKGROUP_SIZE};
+use self::params::{Params, REPLICAS_PER_GROUP, WORKGROUP_BYTES};
 use super::{Backend, Problem};
 use crate::error::{Error, Result};
-use crate::model::constraints_of;
+use crate::grid::{CELLS, CONSTRAINTS};
+use crate::model::{constraints_of, Spin};
 
 /// Which adapters may be chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +55,7 @@ fn rank(adapter: &wgpu::Adapter, choice: AdapterChoice) -> Option<u8> {
     let info = adapter.get_info();
     let usable = adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
         && adapter.limits().max_compute_workgroup_storage_size >= WORKGROUP_BYTES
-        && adapter.limits().max_storage_buffers_per_shader_stage >= 5
+        && adapter.limits().max_storage_buffers_per_shader_stage >= 6
         // wgpu's GL backend loses the device on NVIDIA (shared/GPU.md); Vulkan, Metal and DX12 work.
         && info.backend != wgpu::Backend::Gl;
     let rank = match info.device_type {
@@ -124,9 +125,10 @@ impl GpuContext {
 /// Buffers of one loaded problem.
 struct Run {
     params: Params,
+    free_spins: Vec<Spin>,
     params_buffer: wgpu::Buffer,
     rungs: wgpu::Buffer,
-    spins: wgpu::Buffer,
+    cells: wgpu::Buffer,
     energies: wgpu::Buffer,
     readback: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
@@ -150,19 +152,14 @@ impl GpuBackend {
         self.run.as_ref().ok_or_else(|| Error::Internal("GPU backend used before load".into()))
     }
 
-    /// Copies `words` (word index, count) regions of `source` into the
-    /// readback buffer and returns them as one vector.
-    fn read_words(&self, source: &wgpu::Buffer, regions: &[(u64, u64)]) -> Result<Vec<u32>> {
+    /// Submits `encoder` plus a copy of `count` words of `source` from word
+    /// `start` into the readback buffer, waits, and returns those words.
+    fn submit_and_read(&self, mut encoder: wgpu::CommandEncoder, source: &wgpu::Buffer, start: u64, count: u64) -> Result<Vec<u32>> {
         let (device, queue) = (&self.context.device, &self.context.queue);
         let run = self.loaded()?;
-        let mut encoder = device.create_command_encoder(&Default::default());
-        let mut offset = 0;
-        for &(start, count) in regions {
-            encoder.copy_buffer_to_buffer(source, start * 4, &run.readback, offset * 4, count * 4);
-            offset += count;
-        }
+        encoder.copy_buffer_to_buffer(source, start * 4, &run.readback, 0, count * 4);
         queue.submit([encoder.finish()]);
-        let slice = run.readback.slice(..offset * 4);
+        let slice = run.readback.slice(..count * 4);
         let (sender, receiver) = mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |result| drop(sender.send(result)));
         device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
@@ -179,11 +176,12 @@ impl GpuBackend {
     }
 }
 
-/// Workgroups to cover `replicas`, as a 2-D grid within the per-dimension limit.
+/// Workgroups to cover `replicas`, as a 2-D grid within the per-dimension
+/// limit, balanced so the padding is less than one row.
 fn workgroup_grid(replicas: u32, max_per_dimension: u32) -> (u32, u32) {
-    let groups = replicas.div_ceil(WORKGROUP_SIZE);
-    let x = groups.min(max_per_dimension);
-    (x, groups.div_ceil(x.max(1)))
+    let groups = replicas.div_ceil(REPLICAS_PER_GROUP);
+    let rows = groups.div_ceil(max_per_dimension).max(1);
+    (groups.div_ceil(rows), rows)
 }
 
 impl Backend for GpuBackend {
@@ -194,13 +192,10 @@ impl Backend for GpuBackend {
     fn load(&mut self, problem: &Problem) -> Result<()> {
         let model = problem.model;
         let replicas = problem.replicas as u32;
-        let spin_words = (model.len() as u32).div_ceil(32);
-        if spin_words > MAX_SPIN_WORDS || model.fixed_ones.len() > 4 * TOTAL_WORDS as usize {
-            return Err(Error::Internal("model larger than the shader's arrays".into()));
-        }
-        let largest = TOTAL_WORDS as u64 * replicas as u64 * 4;
-        if largest > self.context.limits.max_storage_buffer_binding_size as u64 {
-            let most = self.context.limits.max_storage_buffer_binding_size as u64 / (TOTAL_WORDS as u64 * 4);
+        let largest = (CONSTRAINTS * problem.replicas * 4) as u64;
+        let limit = self.context.limits.max_storage_buffer_binding_size as u64;
+        if largest > limit {
+            let most = limit / (CONSTRAINTS as u64 * 4);
             return Err(Error::Settings(format!("{replicas} replicas exceed this adapter's buffer limit; at most {most}")));
         }
         let device = &self.context.device;
@@ -220,21 +215,21 @@ impl Backend for GpuBackend {
                 [k[0] | k[1] << 16, k[2] | k[3] << 16]
             })
             .collect();
-        // Word-major totals: word w of every replica, then word w + 1.
-        let mut packed = [0u32; TOTAL_WORDS as usize];
-        for (k, &t) in model.fixed_ones.iter().enumerate() {
-            packed[k / 4] |= (t as u32) << (8 * (k % 4));
+        let totals: Vec<u32> = (0..replicas).flat_map(|_| model.fixed_ones.iter().map(|&t| t as u32)).collect();
+        let mut class_start = [[0u32; 4]; 3];
+        for (c, &start) in model.class_start.iter().enumerate() {
+            class_start[c / 4][c % 4] = start;
         }
-        let totals: Vec<u32> = packed.iter().flat_map(|&w| std::iter::repeat_n(w, replicas as usize)).collect();
         let params = Params {
             replicas,
             spins: model.len() as u32,
-            spin_words,
             table_len: problem.table_len as u32,
             first_sweep: 0,
             sweep_count: 0,
             seed_lo: problem.seed as u32,
             seed_hi: (problem.seed >> 32) as u32,
+            padding: 0,
+            class_start,
         };
         let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("params"),
@@ -247,15 +242,15 @@ impl Backend for GpuBackend {
         let thresholds = storage("thresholds", bytemuck::cast_slice(&problem.thresholds), none);
         let rungs = storage("rung of replica", bytemuck::cast_slice(&(0..replicas).collect::<Vec<u32>>()), copy);
         let totals = storage("totals", bytemuck::cast_slice(&totals), copy);
-        let spins = storage("spins", bytemuck::cast_slice(&vec![0u32; (spin_words * replicas) as usize]), copy);
+        let cells = storage("cells", bytemuck::cast_slice(&vec![0u32; CELLS * replicas as usize]), copy);
         let energies = storage("energies", bytemuck::cast_slice(&vec![model.offset; replicas as usize]), copy);
         let readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
-            size: 4 * (replicas as u64).max(MAX_SPIN_WORDS as u64),
+            size: 4 * (replicas as u64).max(CELLS as u64),
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let buffers = [&params_buffer, &constraints, &thresholds, &rungs, &totals, &spins, &energies];
+        let buffers = [&params_buffer, &constraints, &thresholds, &rungs, &totals, &cells, &energies];
         let entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
@@ -269,7 +264,8 @@ impl Backend for GpuBackend {
         if let Some(err) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("cannot upload the problem: {err}")));
         }
-        self.run = Some(Run { params, params_buffer, rungs, spins, energies, readback, bind_group });
+        let free_spins = model.spins.clone();
+        self.run = Some(Run { params, free_spins, params_buffer, rungs, cells, energies, readback, bind_group });
         Ok(())
     }
 
@@ -289,22 +285,20 @@ impl Backend for GpuBackend {
             let (x, y) = workgroup_grid(run.params.replicas, context.limits.max_compute_workgroups_per_dimension);
             pass.dispatch_workgroups(x, y, 1);
         }
-        context.queue.submit([encoder.finish()]);
+        let replicas = run.params.replicas as u64;
+        let energies = &self.loaded()?.energies;
+        let words = self.submit_and_read(encoder, energies, 0, replicas)?;
         if let Some(err) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("sweep dispatch failed: {err}")));
         }
-        let replicas = run.params.replicas as u64;
-        let energies = &self.loaded()?.energies;
-        let words = self.read_words(energies, &[(0, replicas)])?;
         Ok(bytemuck::cast_slice(&words).to_vec())
     }
 
     fn spins(&mut self, replica: usize) -> Result<Vec<u8>> {
         let run = self.loaded()?;
-        let (replicas, spin_words, n) = (run.params.replicas as u64, run.params.spin_words as u64, run.params.spins as usize);
-        let regions: Vec<(u64, u64)> = (0..spin_words).map(|w| (w * replicas + replica as u64, 1)).collect();
-        let words = self.read_words(&run.spins, &regions)?;
-        Ok((0..n).map(|i| (words[i / 32] >> (i % 32) & 1) as u8).collect())
+        let encoder = self.context.device.create_command_encoder(&Default::default());
+        let cells = self.submit_and_read(encoder, &run.cells, (replica * CELLS) as u64, CELLS as u64)?;
+        Ok(run.free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect())
     }
 }
 
@@ -314,9 +308,11 @@ mod tests {
 
     #[test]
     fn workgroup_grid_covers_every_replica_within_limits() {
-        assert_eq!(workgroup_grid(64, 65_535), (1, 1));
-        assert_eq!(workgroup_grid(65, 65_535), (2, 1));
+        assert_eq!(workgroup_grid(REPLICAS_PER_GROUP, 65_535), (1, 1));
+        assert_eq!(workgroup_grid(REPLICAS_PER_GROUP + 1, 65_535), (2, 1));
         let (x, y) = workgroup_grid(10_000_000, 65_535);
-        assert!(x <= 65_535 && x as u64 * y as u64 * 64 >= 10_000_000);
+        assert!(x <= 65_535 && (x * y * REPLICAS_PER_GROUP) as u64 >= 10_000_000);
+        // 65,536 groups: two rows of 32,768, not 65,535 + 65,535 mostly padding.
+        assert_eq!(workgroup_grid(65_536 * REPLICAS_PER_GROUP, 65_535), (32_768, 2));
     }
 }
