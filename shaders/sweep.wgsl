@@ -34,9 +34,9 @@ const CELLS: u32 = 81u;
 const COLOURS: u32 = 9u;
 
 @group(0) @binding(0) var<uniform> params: Params;
-// The 4 constraints of each free spin (cell, row-digit, column-digit,
-// box-digit), 16 bits each: (k0 | k1 << 16, k2 | k3 << 16).
-@group(0) @binding(1) var<storage, read> spin_constraints: array<vec2<u32>>;
+// Per free spin: (cell | 1 << digit << 16, row-digit, column-digit and
+// box-digit constraints). The cell's own constraint index is the cell.
+@group(0) @binding(1) var<storage, read> spin_data: array<vec4<u32>>;
 // thresholds[rung * table_len + ΔE / 2]
 @group(0) @binding(2) var<storage, read> thresholds: array<u32>;
 @group(0) @binding(3) var<storage, read> rung_of_replica: array<u32>;
@@ -114,10 +114,10 @@ fn sweep(
         for (var colour = 0u; colour < COLOURS; colour++) {
             let end = class_start(colour + 1u);
             for (var i = class_start(colour) + lane; i < end; i += LANES) {
-                let packed = spin_constraints[i];
-                let k = vec4<u32>(packed.x & 0xffffu, packed.x >> 16u, packed.y & 0xffffu, packed.y >> 16u);
+                let spin = spin_data[i];
+                let k = vec4<u32>(spin.x & 0xffffu, spin.y, spin.z, spin.w);
                 let cell = c0 + k.x;
-                let bit = 1u << ((k.y - CELLS) % 9u); // the row-digit constraint names the digit
+                let bit = spin.x >> 16u;
                 let x = (local_cells[cell] & bit) != 0u;
                 let sum = i32(local_totals[t0 + k.x] + local_totals[t0 + k.y] + local_totals[t0 + k.z] + local_totals[t0 + k.w]);
                 let field = 2 * sum - select(4, 12, x); // Σ_k (2(t_k − x) − 1)

@@ -23,8 +23,10 @@ Exit codes:
   1  some puzzle unsolved within the budget, or invalid
   2  usage, input/output or device error";
 
-/// Ladders per puzzle on a GPU: enough replicas to fill a large GPU.
-const GPU_LADDERS: usize = 256;
+/// GPU defaults, from hardest-class time to solution on an H100 (BENCHMARKS.md):
+/// more ladders need fewer sweeps, but past 64 each sweep costs more than it saves.
+const GPU_LADDERS: usize = 64;
+const GPU_EXCHANGE_EVERY: u32 = 20;
 
 #[derive(Parser)]
 #[command(name = "sudoku-anneal", version, about = "Solve Sudoku as an Ising model by parallel tempering on the CPU or a GPU", after_help = EXIT_CODES)]
@@ -73,7 +75,7 @@ struct SolveArgs {
     /// Replicas per ladder, one per temperature.
     #[arg(long, default_value_t = Settings::default().replicas)]
     replicas: usize,
-    /// Independent ladders per puzzle [default: 1 on the cpu backend, 256 on the gpu backend].
+    /// Independent ladders per puzzle [default: 1 on the cpu backend, 64 on the gpu backend].
     #[arg(long)]
     ladders: Option<usize>,
     /// Lowest temperature of the geometric ladder.
@@ -82,9 +84,9 @@ struct SolveArgs {
     /// Highest temperature of the geometric ladder.
     #[arg(long, default_value_t = Settings::default().t_max)]
     t_max: f64,
-    /// Sweeps between replica-exchange rounds.
-    #[arg(long, default_value_t = Settings::default().exchange_every)]
-    exchange_every: u32,
+    /// Sweeps between replica-exchange rounds [default: 10 on the cpu backend, 20 on the gpu backend].
+    #[arg(long)]
+    exchange_every: Option<u32>,
     /// Sweep budget per puzzle.
     #[arg(long, default_value_t = Settings::default().max_sweeps)]
     max_sweeps: u32,
@@ -140,15 +142,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 impl SolveArgs {
     fn settings(&self, backend: &dyn Backend) -> anyhow::Result<Settings> {
+        let (on_gpu, defaults) = (backend.name() == "gpu", Settings::default());
         if !(self.timeout >= 0.0 && self.timeout.is_finite()) {
             bail!("--timeout must be a number of seconds >= 0");
         }
         let settings = Settings {
             replicas: self.replicas,
-            ladders: self.ladders.unwrap_or(if backend.name() == "gpu" { GPU_LADDERS } else { 1 }),
+            ladders: self.ladders.unwrap_or(if on_gpu { GPU_LADDERS } else { 1 }),
             t_min: self.t_min,
             t_max: self.t_max,
-            exchange_every: self.exchange_every,
+            exchange_every: self.exchange_every.unwrap_or(if on_gpu { GPU_EXCHANGE_EVERY } else { defaults.exchange_every }),
             max_sweeps: self.max_sweeps,
             timeout: (self.timeout > 0.0).then(|| Duration::from_secs_f64(self.timeout)),
             seed: self.seed,

@@ -207,12 +207,14 @@ impl Backend for GpuBackend {
                 usage: wgpu::BufferUsages::STORAGE | extra,
             })
         };
-        let constraints: Vec<[u32; 2]> = model
+        // Keep in sync: `spin_data` in sweep.wgsl.
+        let spin_data: Vec<[u32; 4]> = model
             .spins
             .iter()
             .map(|s| {
-                let k = constraints_of(s.cell as usize, s.digit as usize).map(|k| k as u32);
-                [k[0] | k[1] << 16, k[2] | k[3] << 16]
+                let [cell, row, column, block] = constraints_of(s.cell as usize, s.digit as usize).map(|k| k as u32);
+                debug_assert_eq!(cell, s.cell as u32);
+                [cell | 1 << s.digit << 16, row, column, block]
             })
             .collect();
         let totals: Vec<u32> = (0..replicas).flat_map(|_| model.fixed_ones.iter().map(|&t| t as u32)).collect();
@@ -238,7 +240,7 @@ impl Backend for GpuBackend {
         });
         let none = wgpu::BufferUsages::empty();
         let copy = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-        let constraints = storage("spin constraints", bytemuck::cast_slice(&constraints), none);
+        let spin_data = storage("spin data", bytemuck::cast_slice(&spin_data), none);
         let thresholds = storage("thresholds", bytemuck::cast_slice(&problem.thresholds), none);
         let rungs = storage("rung of replica", bytemuck::cast_slice(&(0..replicas).collect::<Vec<u32>>()), copy);
         let totals = storage("totals", bytemuck::cast_slice(&totals), copy);
@@ -250,7 +252,7 @@ impl Backend for GpuBackend {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let buffers = [&params_buffer, &constraints, &thresholds, &rungs, &totals, &cells, &energies];
+        let buffers = [&params_buffer, &spin_data, &thresholds, &rungs, &totals, &cells, &energies];
         let entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
