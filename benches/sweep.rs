@@ -5,7 +5,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 
 use sudoku_anneal::backend::cpu::{sweep, CpuBackend, CpuModel, Replica};
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
-use sudoku_anneal::backend::{Backend, Problem};
+use sudoku_anneal::backend::{Backend, Layout, Problem};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::parse_grid;
 use sudoku_anneal::reduce::{reduce, Reduce};
@@ -52,24 +52,22 @@ fn cpu_backend_all_threads(c: &mut Criterion) {
     let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let table_len = (model.max_abs_field() / 2 + 1) as usize;
     let mut backend = CpuBackend::new();
-    let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, replicas: settings.replicas, seed: 1 };
-    backend.load(&problem).unwrap();
+    let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: 1 };
+    backend.configure(Layout { slots: 1, replicas_per_slot: settings.replicas, rungs: settings.replicas }).unwrap();
+    backend.load(0, &problem).unwrap();
     let rungs: Vec<u32> = (0..settings.replicas as u32).collect();
-    backend.sweep(&rungs, 0, 2_000).unwrap();
-    let mut next = 2_000;
+    backend.sweep(&rungs, &[2_000]).unwrap();
     let mut group = c.benchmark_group("cpu_backend_all_threads");
     group.throughput(Throughput::Elements(SWEEPS as u64 * model.len() as u64 * settings.replicas as u64));
     group.bench_function(BenchmarkId::new("inkala", settings.replicas), |b| {
-        b.iter(|| {
-            backend.sweep(&rungs, next, SWEEPS).unwrap();
-            next += SWEEPS;
-        })
+        b.iter(|| backend.sweep(&rungs, &[SWEEPS]).unwrap())
     });
     group.finish();
 }
 
-/// The GPU sweep kernel with many replicas (default 65,536; set
-/// GPU_BENCH_REPLICAS lower on a software adapter). Skipped without an adapter.
+/// The GPU sweep kernel with many replicas (default 65,536, as 64 slots of
+/// one puzzle; set GPU_BENCH_REPLICAS lower on a software adapter). Skipped
+/// without an adapter.
 fn gpu_sweep(c: &mut Criterion) {
     let mut gpu = match GpuBackend::new(AdapterChoice::Any) {
         Ok(gpu) => gpu,
@@ -83,18 +81,17 @@ fn gpu_sweep(c: &mut Criterion) {
         let model = inkala(mode);
         let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
         let table_len = (model.max_abs_field() / 2 + 1) as usize;
-        let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, replicas, seed: 1 };
-        gpu.load(&problem).unwrap();
+        let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: 1 };
+        let slots = replicas.div_ceil(1024);
+        gpu.configure(Layout { slots, replicas_per_slot: replicas / slots, rungs: settings.replicas }).unwrap();
+        (0..slots).for_each(|slot| gpu.load(slot, &problem).unwrap());
         let rungs: Vec<u32> = (0..replicas as u32).map(|r| r % settings.replicas as u32).collect();
-        gpu.sweep(&rungs, 0, 200).unwrap();
-        let mut next = 200;
+        gpu.sweep(&rungs, &vec![200; slots]).unwrap();
+        let counts = vec![sweeps; slots];
         group.throughput(Throughput::Elements(sweeps as u64 * model.len() as u64 * replicas as u64));
         let name = format!("{} replicas, {} spins, {sweeps} sweeps/dispatch", replicas, model.len());
         group.bench_function(BenchmarkId::new(gpu.adapter().name.clone(), name), |b| {
-            b.iter(|| {
-                gpu.sweep(&rungs, next, sweeps).unwrap();
-                next += sweeps;
-            })
+            b.iter(|| gpu.sweep(&rungs, &counts).unwrap())
         });
     }
     group.finish();

@@ -1,5 +1,6 @@
 // Colour-class Metropolis sweeps: LANES invocations per replica,
-// REPLICAS_PER_GROUP replicas per workgroup.
+// REPLICAS_PER_GROUP replicas per workgroup, one puzzle per slot of
+// `replicas_per_slot` replicas (src/backend/mod.rs).
 // Twin of `sweep` in src/backend/cpu.rs: same spins, same random numbers,
 // same integer arithmetic, so both give bit-identical states.
 //
@@ -16,15 +17,24 @@
 // Keep in sync with src/backend/gpu/params.rs.
 struct Params {
     replicas: u32,
-    spins: u32,
-    table_len: u32,
+    replicas_per_slot: u32,
+    // The most sweeps any slot runs in this dispatch.
+    sweep_count: u32,
+    // Words of thresholds per slot: rungs × MAX_TABLE.
+    threshold_stride: u32,
+}
+
+// One slot's puzzle. Keep in sync with src/backend/gpu/params.rs.
+struct Slot {
     first_sweep: u32,
     sweep_count: u32,
     seed_lo: u32,
     seed_hi: u32,
-    padding: u32,
-    // class_start[c] is element c % 4 of vector c / 4 (uniform arrays need 16-byte strides).
-    class_start: array<vec4<u32>, 3>,
+    table_len: u32,
+    spins: u32,
+    padding: vec2<u32>,
+    // Free spins of colour c are class_start[c]..class_start[c + 1].
+    class_start: array<u32, 12>,
 }
 
 const LANES: u32 = 32u;             // keep in sync: LANES in params.rs
@@ -32,18 +42,21 @@ const REPLICAS_PER_GROUP: u32 = 4u; // keep in sync: REPLICAS_PER_GROUP in param
 const CONSTRAINTS: u32 = 324u;
 const CELLS: u32 = 81u;
 const COLOURS: u32 = 9u;
+const MAX_SPINS: u32 = 729u;        // keep in sync: MAX_SPINS in params.rs
 
 @group(0) @binding(0) var<uniform> params: Params;
-// Per free spin: (cell | 1 << digit << 16, row-digit, column-digit and
-// box-digit constraints). The cell's own constraint index is the cell.
-@group(0) @binding(1) var<storage, read> spin_data: array<vec4<u32>>;
-// thresholds[rung * table_len + ΔE / 2]
-@group(0) @binding(2) var<storage, read> thresholds: array<u32>;
-@group(0) @binding(3) var<storage, read> rung_of_replica: array<u32>;
+@group(0) @binding(1) var<storage, read> slots: array<Slot>;
+// spin_data[slot * MAX_SPINS + i] for free spin i: (cell | 1 << digit << 16,
+// row-digit, column-digit and box-digit constraints); the cell's own
+// constraint index is the cell.
+@group(0) @binding(2) var<storage, read> spin_data: array<vec4<u32>>;
+// thresholds[slot * threshold_stride + rung * table_len + ΔE / 2]
+@group(0) @binding(3) var<storage, read> thresholds: array<u32>;
+@group(0) @binding(4) var<storage, read> rung_of_replica: array<u32>;
 // totals[replica * CONSTRAINTS + k], cells[replica * CELLS + cell]
-@group(0) @binding(4) var<storage, read_write> totals: array<u32>;
-@group(0) @binding(5) var<storage, read_write> cells: array<u32>;
-@group(0) @binding(6) var<storage, read_write> energies: array<i32>;
+@group(0) @binding(5) var<storage, read_write> totals: array<u32>;
+@group(0) @binding(6) var<storage, read_write> cells: array<u32>;
+@group(0) @binding(7) var<storage, read_write> energies: array<i32>;
 
 var<workgroup> local_totals: array<u32, 1296>; // REPLICAS_PER_GROUP * CONSTRAINTS
 var<workgroup> local_cells: array<u32, 324>;   // REPLICAS_PER_GROUP * CELLS
@@ -75,24 +88,20 @@ fn attempt_random(key: u32, index: u32) -> u32 {
     return mix32(key ^ ((index + 1u) * GOLDEN));
 }
 
-fn class_start(colour: u32) -> u32 {
-    return params.class_start[colour / 4u][colour % 4u];
-}
-
 @compute @workgroup_size(128) // LANES * REPLICAS_PER_GROUP
 fn sweep(
     @builtin(local_invocation_index) local: u32,
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let slot = local / LANES;
+    let member = local / LANES; // which of the workgroup's replicas
     let lane = local % LANES;
-    let replica = (group.y * groups.x + group.x) * REPLICAS_PER_GROUP + slot;
+    let replica = (group.y * groups.x + group.x) * REPLICAS_PER_GROUP + member;
     // Padding replicas past the end run along (barriers need every
     // invocation) but read and write nothing global.
     let valid = replica < params.replicas;
-    let t0 = slot * CONSTRAINTS;
-    let c0 = slot * CELLS;
+    let t0 = member * CONSTRAINTS;
+    let c0 = member * CELLS;
     if valid {
         for (var k = lane; k < CONSTRAINTS; k += LANES) {
             local_totals[t0 + k] = totals[replica * CONSTRAINTS + k];
@@ -102,19 +111,26 @@ fn sweep(
         }
     }
     if lane == 0u {
-        atomicStore(&local_energy[slot], 0);
+        atomicStore(&local_energy[member], 0);
     }
     workgroupBarrier();
 
-    let stream = stream_key(params.seed_lo, params.seed_hi, replica);
-    let table = select(0u, rung_of_replica[min(replica, params.replicas - 1u)] * params.table_len, valid);
+    // Padding replicas borrow the last replica's slot but run no sweeps.
+    let clamped = min(replica, params.replicas - 1u);
+    let slot_index = clamped / params.replicas_per_slot;
+    let sweeps = select(0u, slots[slot_index].sweep_count, valid);
+    let first_sweep = slots[slot_index].first_sweep;
+    let stream = stream_key(slots[slot_index].seed_lo, slots[slot_index].seed_hi, clamped - slot_index * params.replicas_per_slot);
+    let table = slot_index * params.threshold_stride + rung_of_replica[clamped] * slots[slot_index].table_len;
+    let spin_base = slot_index * MAX_SPINS;
     var energy_change = 0;
     for (var s = 0u; s < params.sweep_count; s++) {
-        let key = sweep_key(stream, params.first_sweep + s);
+        let key = sweep_key(stream, first_sweep + s);
         for (var colour = 0u; colour < COLOURS; colour++) {
-            let end = class_start(colour + 1u);
-            for (var i = class_start(colour) + lane; i < end; i += LANES) {
-                let spin = spin_data[i];
+            // A slot past its own sweep count idles; the barriers stay uniform.
+            let end = select(0u, slots[slot_index].class_start[colour + 1u], s < sweeps);
+            for (var i = slots[slot_index].class_start[colour] + lane; i < end; i += LANES) {
+                let spin = spin_data[spin_base + i];
                 let k = vec4<u32>(spin.x & 0xffffu, spin.y, spin.z, spin.w);
                 let cell = c0 + k.x;
                 let bit = spin.x >> 16u;
@@ -140,7 +156,7 @@ fn sweep(
         }
     }
 
-    atomicAdd(&local_energy[slot], energy_change);
+    atomicAdd(&local_energy[member], energy_change);
     workgroupBarrier();
     if valid {
         for (var k = lane; k < CONSTRAINTS; k += LANES) {
@@ -150,7 +166,7 @@ fn sweep(
             cells[replica * CELLS + c] = local_cells[c0 + c];
         }
         if lane == 0u {
-            energies[replica] += atomicLoad(&local_energy[slot]);
+            energies[replica] += atomicLoad(&local_energy[member]);
         }
     }
 }

@@ -24,6 +24,10 @@ pub enum PuzzleError {
 pub enum Error {
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    #[error("cannot open {path}: {source}")]
+    Open { path: String, source: std::io::Error },
+    #[error("cannot read {path}: {source}")]
+    Read { path: String, source: std::io::Error },
     #[error("invalid setting: {0}")]
     Settings(String),
     #[error("no usable GPU adapter: {0}")]

@@ -12,10 +12,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{cpu::CpuBackend, Backend};
-use sudoku_anneal::puzzle::{parse_grid, PuzzleReader};
+use sudoku_anneal::puzzle::{parse_grid, Entry, PuzzleReader};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 use sudoku_anneal::report::{record, Format, Summary};
-use sudoku_anneal::{export, model::Model, solve, Outcome, Settings};
+use sudoku_anneal::solver::solve_stream;
+use sudoku_anneal::{export, model::Model, Error, Settings};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -27,6 +28,8 @@ Exit codes:
 /// more ladders need fewer sweeps, but past 64 each sweep costs more than it saves.
 const GPU_LADDERS: usize = 64;
 const GPU_EXCHANGE_EVERY: u32 = 20;
+/// Puzzles in flight on a GPU: 64 × 64 ladders × 16 rungs = 65,536 replicas.
+const GPU_BATCH: usize = 64;
 
 #[derive(Parser)]
 #[command(name = "sudoku-anneal", version, about = "Solve Sudoku as an Ising model by parallel tempering on the CPU or a GPU", after_help = EXIT_CODES)]
@@ -78,6 +81,9 @@ struct SolveArgs {
     /// Independent ladders per puzzle [default: 1 on the cpu backend, 64 on the gpu backend].
     #[arg(long)]
     ladders: Option<usize>,
+    /// Puzzles annealed at once; a finished one's slot takes the next [default: 1 on the cpu backend, 64 on the gpu backend].
+    #[arg(long)]
+    batch: Option<usize>,
     /// Lowest temperature of the geometric ladder.
     #[arg(long, default_value_t = Settings::default().t_min)]
     t_min: f64,
@@ -129,7 +135,11 @@ fn main() -> ExitCode {
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| cause.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
+    let broken = |e: &io::Error| e.kind() == io::ErrorKind::BrokenPipe;
+    err.chain().any(|cause| {
+        cause.downcast_ref::<io::Error>().is_some_and(broken)
+            || matches!(cause.downcast_ref::<Error>(), Some(Error::Io(e)) if broken(e))
+    })
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -148,7 +158,8 @@ impl SolveArgs {
         }
         let settings = Settings {
             replicas: self.replicas,
-            ladders: self.ladders.unwrap_or(if on_gpu { GPU_LADDERS } else { 1 }),
+            ladders: self.ladders.unwrap_or(if on_gpu { GPU_LADDERS } else { defaults.ladders }),
+            batch: self.batch.unwrap_or(if on_gpu { GPU_BATCH } else { defaults.batch }),
             t_min: self.t_min,
             t_max: self.t_max,
             exchange_every: self.exchange_every.unwrap_or(if on_gpu { GPU_EXCHANGE_EVERY } else { defaults.exchange_every }),
@@ -196,54 +207,49 @@ fn run_devices() -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A command-line input: an inline puzzle or something to read lines from.
-enum Input {
-    Inline(String),
-    Lines(Box<dyn BufRead>),
-}
-
-/// An argument is a puzzle when it is no existing path and holds only cell
-/// characters (so a mistyped puzzle is reported as an invalid puzzle, not as
-/// a missing file).
-fn open_input(arg: &str) -> anyhow::Result<Input> {
+/// The lines of one command-line input. An argument is a puzzle when it is
+/// no existing path and holds only cell characters (so a mistyped puzzle is
+/// reported as an invalid puzzle, not as a missing file).
+fn open_input(arg: &str) -> Result<Box<dyn BufRead>, Error> {
     if arg == "-" {
-        return Ok(Input::Lines(Box::new(io::stdin().lock())));
+        return Ok(Box::new(io::stdin().lock()));
     }
     let looks_like_puzzle = arg.len() >= 17 && arg.bytes().all(|b| b == b'.' || b.is_ascii_digit());
     if looks_like_puzzle && !Path::new(arg).exists() {
-        return Ok(Input::Inline(arg.to_string()));
+        return Ok(Box::new(io::Cursor::new(arg.as_bytes().to_vec())));
     }
-    let file = File::open(arg).with_context(|| format!("cannot open {arg}"))?;
-    Ok(Input::Lines(Box::new(BufReader::new(file))))
+    let file = File::open(arg).map_err(|source| Error::Open { path: arg.to_string(), source })?;
+    Ok(Box::new(BufReader::new(file)))
+}
+
+/// Every puzzle of every input, in order; each input is opened when reached,
+/// so a missing second file does not hide the first's results.
+fn entries(inputs: &[String]) -> impl Iterator<Item = Result<Entry, Error>> + '_ {
+    inputs.iter().flat_map(|arg| -> Box<dyn Iterator<Item = Result<Entry, Error>>> {
+        match open_input(arg) {
+            Err(err) => Box::new(std::iter::once(Err(err))),
+            Ok(reader) => Box::new(
+                PuzzleReader::new(reader).map(move |e| e.map_err(|source| Error::Read { path: arg.clone(), source })),
+            ),
+        }
+    })
 }
 
 fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let mut backend = make_backend(args.backend)?;
     let settings = args.settings(backend.as_ref())?;
     let inputs = if args.inputs.is_empty() { vec!["-".to_string()] } else { args.inputs.clone() };
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let name = backend.name();
+    let mut out = io::stdout().lock();
     let mut summary = Summary::default();
     let started = Instant::now();
-    for arg in &inputs {
-        // Opened one at a time so a missing second file does not hide the first's results.
-        let reader: Box<dyn BufRead> = match open_input(arg)? {
-            Input::Inline(text) => Box::new(io::Cursor::new(text.into_bytes())),
-            Input::Lines(reader) => reader,
-        };
-        for entry in PuzzleReader::new(reader) {
-            let entry = entry.with_context(|| format!("cannot read {arg}"))?;
-            let outcome = match &entry.grid {
-                Ok(grid) => solve(grid, &settings, backend.as_mut())
-                    .with_context(|| format!("{arg}: line {}", entry.line))?,
-                Err(reason) => Outcome::invalid(reason.clone()),
-            };
-            summary.add(&outcome);
-            writeln!(out, "{}", record(args.format, &entry, &outcome, backend.name()))?;
-            out.flush()?;
-        }
-    }
-    eprintln!("sudoku-anneal: {}", summary.describe(backend.name(), started.elapsed().as_secs_f64()));
+    let result = solve_stream(entries(&inputs), &settings, backend.as_mut(), |entry, outcome| {
+        summary.add(&outcome);
+        writeln!(out, "{}", record(args.format, &entry, &outcome, name))?;
+        Ok(out.flush()?)
+    });
+    eprintln!("sudoku-anneal: {}", summary.describe(name, started.elapsed().as_secs_f64()));
+    result?;
     Ok(if summary.all_solved() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 

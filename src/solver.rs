@@ -3,11 +3,14 @@
 
 use std::time::{Duration, Instant};
 
-use crate::backend::{Backend, Problem};
+use std::collections::BTreeMap;
+
+use crate::backend::{Backend, Layout, Problem};
 use crate::decode::{decode, verify};
 use crate::error::{Error, PuzzleError, Result};
 use crate::grid::Grid;
 use crate::model::Model;
+use crate::puzzle::Entry;
 use crate::reduce::{check_clues, reduce, Reduce};
 use crate::tempering::{Exchange, Ladder};
 
@@ -18,6 +21,8 @@ pub struct Settings {
     pub replicas: usize,
     /// Independent ladders per puzzle: `ladders × replicas` replicas in all.
     pub ladders: usize,
+    /// Puzzles annealed at once.
+    pub batch: usize,
     pub t_min: f64,
     pub t_max: f64,
     /// Sweeps between two exchange rounds (and zero-energy checks).
@@ -33,6 +38,7 @@ impl Default for Settings {
         Settings {
             replicas: 16,
             ladders: 1,
+            batch: 1,
             t_min: 0.4,
             t_max: 1.2,
             exchange_every: 10,
@@ -47,11 +53,12 @@ impl Default for Settings {
 impl Settings {
     pub fn validate(&self) -> Result<()> {
         let fail = |what: &str| Err(Error::Settings(what.to_string()));
-        if self.replicas < 1 || self.ladders < 1 {
-            return fail("--replicas and --ladders must be at least 1");
+        if self.replicas < 1 || self.ladders < 1 || self.batch < 1 {
+            return fail("--replicas, --ladders and --batch must be at least 1");
         }
-        if self.replicas.checked_mul(self.ladders).is_none_or(|total| total > u32::MAX as usize / 2) {
-            return fail("--replicas × --ladders is too large");
+        let in_flight = self.replicas.checked_mul(self.ladders).and_then(|r| r.checked_mul(self.batch));
+        if in_flight.is_none_or(|total| total > u32::MAX as usize / 1024) {
+            return fail("--replicas × --ladders × --batch is too large");
         }
         if !(self.t_min > 0.0 && self.t_min.is_finite() && self.t_max.is_finite() && self.t_min <= self.t_max) {
             return fail("temperatures must satisfy 0 < --t-min <= --t-max");
@@ -103,69 +110,168 @@ impl Outcome {
     }
 }
 
-/// Solves one puzzle. `Err` only for failures of the backend or a broken
-/// invariant; an unsolvable or malformed puzzle is an `Outcome`.
-pub fn solve(puzzle: &Grid, settings: &Settings, backend: &mut dyn Backend) -> Result<Outcome> {
-    let started = Instant::now();
+/// What reduction and model building leave to do for one puzzle.
+enum Prepared {
+    /// Decided without annealing: invalid, or solved by reduction.
+    Decided(Status),
+    Anneal(Model),
+}
+
+fn prepare(puzzle: &Grid, settings: &Settings) -> Result<Prepared> {
     let candidates = match check_clues(puzzle).and_then(|()| reduce(puzzle, settings.reduce)) {
         Ok(candidates) => candidates,
-        Err(reason) => return Ok(Outcome::decided(Status::Invalid(reason), started)),
+        Err(reason) => return Ok(Prepared::Decided(Status::Invalid(reason))),
     };
     if candidates.fixed.is_complete() {
         checked(puzzle, &candidates.fixed)?;
-        return Ok(Outcome::decided(Status::Solved(candidates.fixed), started));
+        return Ok(Prepared::Decided(Status::Solved(candidates.fixed)));
     }
-    let model = match Model::build(&candidates) {
-        Ok(model) => model,
-        Err(reason) => return Ok(Outcome::decided(Status::Invalid(reason), started)),
-    };
-
-    let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
-    let table_len = (model.max_abs_field() / 2 + 1) as usize;
-    let replicas = settings.ladders * settings.replicas;
-    backend.load(&Problem {
-        model: &model,
-        thresholds: ladder.thresholds(table_len),
-        table_len,
-        replicas,
-        seed: settings.seed,
-    })?;
-    let mut exchanges: Vec<Exchange> =
-        (0..settings.ladders as u32).map(|index| Exchange::new(&ladder, settings.seed, index)).collect();
-    let mut rung_of_replica = vec![0u32; replicas];
-    let mut sweeps: u32 = 0;
-    let mut status = Status::Unsolved;
-    while sweeps < settings.max_sweeps {
-        for (rungs, exchange) in rung_of_replica.chunks_mut(settings.replicas).zip(&exchanges) {
-            rungs.copy_from_slice(&exchange.rung_of_replica);
-        }
-        let count = settings.exchange_every.min(settings.max_sweeps - sweeps);
-        let energies = backend.sweep(&rung_of_replica, sweeps, count)?;
-        sweeps += count;
-        if let Some(replica) = energies.iter().position(|&e| e == 0) {
-            let spins = backend.spins(replica)?;
-            let grid = decode(&model, &spins)
-                .ok_or_else(|| Error::Internal(format!("{} backend: a zero-energy replica does not decode", backend.name())))?;
-            checked(puzzle, &grid)?;
-            status = Status::Solved(grid);
-            break;
-        }
-        for (energies, exchange) in energies.chunks(settings.replicas).zip(&mut exchanges) {
-            exchange.exchange(energies);
-        }
-        if settings.timeout.is_some_and(|limit| started.elapsed() >= limit) {
-            break;
-        }
-    }
-    Ok(Outcome {
-        status,
-        sweeps: sweeps as u64,
-        seconds: started.elapsed().as_secs_f64(),
-        free_spins: model.len(),
-        attempts: sweeps as u64 * replicas as u64 * model.len() as u64,
-        swap_attempts: exchanges.iter().flat_map(|e| &e.attempts).sum(),
-        swap_accepted: exchanges.iter().flat_map(|e| &e.accepted).sum(),
+    Ok(match Model::build(&candidates) {
+        Ok(model) => Prepared::Anneal(model),
+        Err(reason) => Prepared::Decided(Status::Invalid(reason)),
     })
+}
+
+/// A puzzle annealing in a slot.
+struct Active {
+    sequence: u64,
+    entry: Entry,
+    model: Model,
+    exchanges: Vec<Exchange>,
+    sweeps: u32,
+    started: Instant,
+}
+
+/// Results waiting for their turn in input order.
+const MAX_PENDING: usize = 4096;
+
+/// Solves a stream of puzzles, `settings.batch` at a time, and calls `emit`
+/// once per entry in input order. An `Err` from the stream stops reading:
+/// the puzzles already read are finished and emitted, then the error is
+/// returned. `Err` otherwise only for failures of the backend or a broken
+/// invariant; an unsolvable or malformed puzzle is an `Outcome`.
+pub fn solve_stream(
+    entries: impl Iterator<Item = Result<Entry>>,
+    settings: &Settings,
+    backend: &mut dyn Backend,
+    mut emit: impl FnMut(Entry, Outcome) -> Result<()>,
+) -> Result<()> {
+    let per_slot = settings.ladders * settings.replicas;
+    backend.configure(Layout { slots: settings.batch, replicas_per_slot: per_slot, rungs: settings.replicas })?;
+    let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
+    let mut entries = entries.fuse();
+    let (mut input_done, mut input_error) = (false, None);
+    let mut slots: Vec<Option<Active>> = (0..settings.batch).map(|_| None).collect();
+    let mut pending: BTreeMap<u64, (Entry, Outcome)> = BTreeMap::new();
+    let (mut read, mut emitted) = (0u64, 0u64);
+    let mut rung_of_replica = vec![0u32; settings.batch * per_slot];
+    let mut counts = vec![0u32; settings.batch];
+    loop {
+        for (slot, active) in slots.iter_mut().enumerate().filter(|(_, a)| a.is_none()) {
+            while active.is_none() && !input_done && input_error.is_none() && pending.len() < MAX_PENDING {
+                let entry = match entries.next() {
+                    None => {
+                        input_done = true;
+                        break;
+                    }
+                    Some(Err(err)) => {
+                        input_error = Some(err);
+                        break;
+                    }
+                    Some(Ok(entry)) => entry,
+                };
+                let sequence = read;
+                read += 1;
+                let started = Instant::now();
+                let model = match &entry.grid {
+                    Err(reason) => {
+                        pending.insert(sequence, (entry.clone(), Outcome::invalid(reason.clone())));
+                        continue;
+                    }
+                    Ok(puzzle) => match prepare(puzzle, settings)? {
+                        Prepared::Decided(status) => {
+                            pending.insert(sequence, (entry, Outcome::decided(status, started)));
+                            continue;
+                        }
+                        Prepared::Anneal(model) => model,
+                    },
+                };
+                let table_len = (model.max_abs_field() / 2 + 1) as usize;
+                let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: settings.seed };
+                backend.load(slot, &problem)?;
+                let exchanges = (0..settings.ladders as u32).map(|index| Exchange::new(&ladder, settings.seed, index)).collect();
+                *active = Some(Active { sequence, entry, model, exchanges, sweeps: 0, started });
+            }
+        }
+        while let Some((entry, outcome)) = pending.remove(&emitted) {
+            emit(entry, outcome)?;
+            emitted += 1;
+        }
+        if slots.iter().all(Option::is_none) {
+            // Nothing anneals, so nothing holds back the pending results: all were emitted.
+            if input_done || input_error.is_some() {
+                return input_error.map_or(Ok(()), Err);
+            }
+            continue;
+        }
+
+        for (slot, active) in slots.iter().enumerate() {
+            counts[slot] = active.as_ref().map_or(0, |a| settings.exchange_every.min(settings.max_sweeps - a.sweeps));
+            if let Some(active) = active {
+                let rungs = rung_of_replica[slot * per_slot..(slot + 1) * per_slot].chunks_mut(settings.replicas);
+                for (rungs, exchange) in rungs.zip(&active.exchanges) {
+                    rungs.copy_from_slice(&exchange.rung_of_replica);
+                }
+            }
+        }
+        let energies = backend.sweep(&rung_of_replica, &counts)?;
+        for (slot, entry) in slots.iter_mut().enumerate() {
+            let Some(active) = entry else { continue };
+            active.sweeps += counts[slot];
+            let first = slot * per_slot;
+            let energies = &energies[first..first + per_slot];
+            let status = if let Some(replica) = energies.iter().position(|&e| e == 0) {
+                let spins = backend.spins(first + replica)?;
+                let grid = decode(&active.model, &spins).ok_or_else(|| {
+                    Error::Internal(format!("{} backend: a zero-energy replica does not decode", backend.name()))
+                })?;
+                checked(active.entry.grid.as_ref().expect("annealed puzzles parsed"), &grid)?;
+                Some(Status::Solved(grid))
+            } else {
+                for (energies, exchange) in energies.chunks(settings.replicas).zip(&mut active.exchanges) {
+                    exchange.exchange(energies);
+                }
+                let out_of_time = settings.timeout.is_some_and(|limit| active.started.elapsed() >= limit);
+                (active.sweeps >= settings.max_sweeps || out_of_time).then_some(Status::Unsolved)
+            };
+            if let Some(status) = status {
+                let active = entry.take().expect("matched above");
+                backend.unload(slot)?;
+                let outcome = Outcome {
+                    status,
+                    sweeps: active.sweeps as u64,
+                    seconds: active.started.elapsed().as_secs_f64(),
+                    free_spins: active.model.len(),
+                    attempts: active.sweeps as u64 * per_slot as u64 * active.model.len() as u64,
+                    swap_attempts: active.exchanges.iter().flat_map(|e| &e.attempts).sum(),
+                    swap_accepted: active.exchanges.iter().flat_map(|e| &e.accepted).sum(),
+                };
+                pending.insert(active.sequence, (active.entry, outcome));
+            }
+        }
+    }
+}
+
+/// Solves one puzzle on its own.
+pub fn solve(puzzle: &Grid, settings: &Settings, backend: &mut dyn Backend) -> Result<Outcome> {
+    let entry = Entry { line: 1, text: puzzle.to_string(), grid: Ok(puzzle.clone()) };
+    let mut result = None;
+    let one = Settings { batch: 1, ..settings.clone() };
+    solve_stream(std::iter::once(Ok(entry)), &one, backend, |_, outcome| {
+        result = Some(outcome);
+        Ok(())
+    })?;
+    result.ok_or_else(|| Error::Internal("no outcome for the puzzle".into()))
 }
 
 /// A grid reached this far must pass the independent verifier; if it does

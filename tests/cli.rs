@@ -115,3 +115,26 @@ fn exported_model_gives_the_solution_zero_energy() {
     corrupted[0] ^= 1;
     assert!(energy(&corrupted) > 0);
 }
+
+#[test]
+fn batching_changes_neither_results_nor_order() {
+    let hard = std::fs::read_to_string(example("hard.txt")).unwrap();
+    let input = format!("{hard}{EASY}\nbad\n{INKALA}\n");
+    let run_with = |batch: &str| -> Vec<serde_json::Value> {
+        let args = ["solve", "--backend", "cpu", "--format", "jsonl", "--max-sweeps", "3000", "--batch", batch, "-"];
+        stdout_lines(&run(&args, &input))
+            .iter()
+            .map(|l| {
+                let mut record: serde_json::Value = serde_json::from_str(l).unwrap();
+                record.as_object_mut().unwrap().remove("seconds");
+                record
+            })
+            .collect()
+    };
+    let one_at_a_time = run_with("1");
+    assert_eq!(one_at_a_time.len(), 8);
+    let statuses: Vec<&str> = one_at_a_time.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert!(statuses.contains(&"solved") && statuses.contains(&"unsolved") && statuses.contains(&"invalid"), "{statuses:?}");
+    assert_eq!(run_with("3"), one_at_a_time);
+    assert_eq!(run_with("8"), one_at_a_time);
+}

@@ -3,13 +3,13 @@
 
 use sudoku_anneal::backend::cpu::CpuBackend;
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
-use sudoku_anneal::backend::{Backend, Problem};
+use sudoku_anneal::backend::{Backend, Layout, Problem};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::reduce::{reduce, Reduce};
 use sudoku_anneal::tempering::{Exchange, Ladder};
 use sudoku_anneal::{solve, Settings, Status};
 
-use crate::util::{exact_solve, grid, EASY, INKALA};
+use crate::util::{exact_solve, famous_hard, grid, EASY, INKALA};
 
 fn gpu() -> Option<GpuBackend> {
     match GpuBackend::new(AdapterChoice::Any) {
@@ -22,39 +22,65 @@ fn gpu() -> Option<GpuBackend> {
     }
 }
 
-/// Runs both backends through the same rounds of sweeps and exchanges;
-/// states and energies must agree after every round.
-fn assert_twins(puzzle: &str, mode: Reduce, replicas: usize, rounds: u32, sweeps_per_round: u32) {
+const RUNGS: usize = 7;
+/// Not a multiple of the shader's 4 replicas per workgroup, so groups straddle slots.
+const PER_SLOT: usize = 5 * RUNGS;
+
+fn model(puzzle: &str, mode: Reduce) -> Model {
+    Model::build(&reduce(&grid(puzzle), mode).unwrap()).unwrap()
+}
+
+/// Both backends run the same rounds of sweeps and exchanges on two slots
+/// (slot 0 runs `counts.0` sweeps a round, slot 1 `counts.1`); energies and
+/// spins must agree after every round. Slot 1 is reloaded halfway.
+fn assert_twins(models: [&Model; 3], rounds: u32, counts: (u32, u32)) {
     let Some(mut gpu) = gpu() else { return };
-    let model = Model::build(&reduce(&grid(puzzle), mode).unwrap()).unwrap();
-    let ladder = Ladder::geometric(replicas, 0.3, 3.0);
-    let table_len = (model.max_abs_field() / 2 + 1) as usize;
-    let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, replicas, seed: 42 };
     let mut cpu = CpuBackend::new();
-    cpu.load(&problem).unwrap();
-    gpu.load(&problem).unwrap();
-    let mut exchange = Exchange::new(&ladder, 42, 0);
+    let ladder = Ladder::geometric(RUNGS, 0.3, 3.0);
+    let layout = Layout { slots: 2, replicas_per_slot: PER_SLOT, rungs: RUNGS };
+    let mut exchanges: Vec<Exchange> = (0..2 * PER_SLOT as u32 / RUNGS as u32).map(|i| Exchange::new(&ladder, 42, i)).collect();
+    for backend in [&mut cpu as &mut dyn Backend, &mut gpu] {
+        backend.configure(layout).unwrap();
+        backend.load(0, &problem(models[0], &ladder, 42)).unwrap();
+        backend.load(1, &problem(models[1], &ladder, 7)).unwrap();
+    }
     for round in 0..rounds {
-        let first = round * sweeps_per_round;
-        let expected = cpu.sweep(&exchange.rung_of_replica, first, sweeps_per_round).unwrap();
-        let got = gpu.sweep(&exchange.rung_of_replica, first, sweeps_per_round).unwrap();
-        assert_eq!(got, expected, "energies after round {round}");
-        for r in [0, replicas / 2, replicas - 1] {
-            assert_eq!(gpu.spins(r).unwrap(), cpu.spins(r).unwrap(), "spins of replica {r} after round {round}");
-            assert_eq!(model.energy(&gpu.spins(r).unwrap()), expected[r]);
+        if round == rounds / 2 {
+            for backend in [&mut cpu as &mut dyn Backend, &mut gpu] {
+                backend.unload(1).unwrap();
+                backend.load(1, &problem(models[2], &ladder, 9)).unwrap();
+            }
         }
-        exchange.exchange(&expected);
+        let rungs: Vec<u32> = exchanges.iter().flat_map(|e| e.rung_of_replica.clone()).collect();
+        let expected = cpu.sweep(&rungs, &[counts.0, counts.1]).unwrap();
+        let got = gpu.sweep(&rungs, &[counts.0, counts.1]).unwrap();
+        assert_eq!(got, expected, "energies after round {round}");
+        for r in [0, PER_SLOT - 1, PER_SLOT, 2 * PER_SLOT - 1] {
+            assert_eq!(gpu.spins(r).unwrap(), cpu.spins(r).unwrap(), "spins of replica {r} after round {round}");
+        }
+        let slot_model = if round >= rounds / 2 { models[2] } else { models[1] };
+        assert_eq!(slot_model.energy(&gpu.spins(PER_SLOT).unwrap()), expected[PER_SLOT]);
+        for (energies, exchange) in expected.chunks(RUNGS).zip(&mut exchanges) {
+            exchange.exchange(energies);
+        }
     }
 }
 
-#[test]
-fn gpu_sweeps_equal_the_cpu_twin_on_inkala() {
-    assert_twins(INKALA, Reduce::Clues, 70, 4, 5);
+fn problem<'a>(model: &'a Model, ladder: &Ladder, seed: u64) -> Problem<'a> {
+    let table_len = (model.max_abs_field() / 2 + 1) as usize;
+    Problem { model, thresholds: ladder.thresholds(table_len), table_len, seed }
 }
 
 #[test]
-fn gpu_sweeps_equal_the_cpu_twin_on_the_full_729_spin_model() {
-    assert_twins(EASY, Reduce::None, 64, 2, 3);
+fn gpu_sweeps_equal_the_cpu_twin_on_two_slots() {
+    let hard = famous_hard();
+    let escargot = Model::build(&reduce(&hard[1], Reduce::Clues).unwrap()).unwrap();
+    assert_twins([&model(INKALA, Reduce::Clues), &escargot, &model(INKALA, Reduce::Propagate)], 6, (4, 3));
+}
+
+#[test]
+fn gpu_sweeps_equal_the_cpu_twin_on_the_full_model() {
+    assert_twins([&model(EASY, Reduce::None), &model(INKALA, Reduce::None), &model(EASY, Reduce::Clues)], 2, (3, 0));
 }
 
 #[test]

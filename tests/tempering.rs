@@ -1,7 +1,7 @@
 //! Parallel tempering samples the exact Boltzmann distribution on a model
 //! small enough to enumerate (peapods' exact-distribution test).
 
-use sudoku_anneal::backend::{cpu::CpuBackend, Backend, Problem};
+use sudoku_anneal::backend::{cpu::CpuBackend, Backend, Layout, Problem};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::reduce::{reduce, Reduce};
 use sudoku_anneal::tempering::{Exchange, Ladder};
@@ -40,15 +40,16 @@ fn tempering_samples_the_boltzmann_distribution_at_every_rung() {
     let ladder = Ladder::geometric(4, 1.0, 3.0);
     let table_len = (model.max_abs_field() / 2 + 1) as usize;
     let mut backend = CpuBackend::new();
-    let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, replicas: 4, seed: 5 };
-    backend.load(&problem).unwrap();
+    let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: 5 };
+    backend.configure(Layout { slots: 1, replicas_per_slot: 4, rungs: 4 }).unwrap();
+    backend.load(0, &problem).unwrap();
     let mut exchange = Exchange::new(&ladder, 5, 0);
 
     const MAX_E: usize = 40;
     let (burn_in, rounds) = (1_000u32, 60_000u32);
     let mut histogram = vec![vec![0u64; MAX_E + 1]; 4];
     for round in 0..burn_in + rounds {
-        let energies = backend.sweep(&exchange.rung_of_replica, round, 1).unwrap();
+        let energies = backend.sweep(&exchange.rung_of_replica, &[1]).unwrap();
         exchange.exchange(&energies);
         if round >= burn_in {
             for (rung, &replica) in exchange.replica_at_rung.iter().enumerate() {

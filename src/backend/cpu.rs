@@ -11,7 +11,7 @@
 
 use rayon::prelude::*;
 
-use super::{Backend, Problem};
+use super::{Backend, Layout, Problem};
 use crate::error::Result;
 use crate::grid::CONSTRAINTS;
 use crate::model::{constraints_of, Model};
@@ -97,11 +97,19 @@ pub fn sweep(model: &CpuModel, replica: &mut Replica, thresholds: &[u32], sweep_
     }
 }
 
-#[derive(Debug, Default)]
-pub struct CpuBackend {
+/// One slot's puzzle.
+#[derive(Debug, Clone, Default)]
+struct Slot {
     model: CpuModel,
     thresholds: Vec<u32>,
     table_len: usize,
+    sweeps_done: u32,
+}
+
+#[derive(Debug, Default)]
+pub struct CpuBackend {
+    replicas_per_slot: usize,
+    slots: Vec<Option<Slot>>,
     replicas: Vec<Replica>,
 }
 
@@ -116,22 +124,49 @@ impl Backend for CpuBackend {
         "cpu"
     }
 
-    fn load(&mut self, problem: &Problem) -> Result<()> {
-        self.model = CpuModel::new(problem.model);
-        self.thresholds = problem.thresholds.clone();
-        self.table_len = problem.table_len;
-        self.replicas = (0..problem.replicas as u32).map(|r| Replica::new(&self.model, problem.seed, r)).collect();
+    fn configure(&mut self, layout: Layout) -> Result<()> {
+        self.replicas_per_slot = layout.replicas_per_slot;
+        self.slots = vec![None; layout.slots];
+        let empty = Replica::new(&CpuModel::default(), 0, 0);
+        self.replicas = vec![empty; layout.replicas()];
         Ok(())
     }
 
-    fn sweep(&mut self, rung_of_replica: &[u32], first: u32, count: u32) -> Result<Vec<i32>> {
-        let (model, thresholds, table_len) = (&self.model, &self.thresholds, self.table_len);
-        self.replicas.par_iter_mut().zip(rung_of_replica).for_each(|(replica, &rung)| {
-            let table = &thresholds[rung as usize * table_len..(rung as usize + 1) * table_len];
-            for s in first..first + count {
-                sweep(model, replica, table, s);
+    fn load(&mut self, slot: usize, problem: &Problem) -> Result<()> {
+        let model = CpuModel::new(problem.model);
+        let first = slot * self.replicas_per_slot;
+        for (r, replica) in self.replicas[first..first + self.replicas_per_slot].iter_mut().enumerate() {
+            *replica = Replica::new(&model, problem.seed, r as u32);
+        }
+        self.slots[slot] = Some(Slot {
+            model,
+            thresholds: problem.thresholds.clone(),
+            table_len: problem.table_len,
+            sweeps_done: 0,
+        });
+        Ok(())
+    }
+
+    fn unload(&mut self, slot: usize) -> Result<()> {
+        self.slots[slot] = None;
+        Ok(())
+    }
+
+    fn sweep(&mut self, rung_of_replica: &[u32], counts: &[u32]) -> Result<Vec<i32>> {
+        let (slots, per_slot) = (&self.slots, self.replicas_per_slot);
+        self.replicas.par_iter_mut().zip(rung_of_replica).enumerate().for_each(|(index, (replica, &rung))| {
+            let Some(slot) = &slots[index / per_slot] else { return };
+            let table = &slot.thresholds[rung as usize * slot.table_len..(rung as usize + 1) * slot.table_len];
+            let first = slot.sweeps_done;
+            for s in first..first + counts[index / per_slot] {
+                sweep(&slot.model, replica, table, s);
             }
         });
+        for (slot, &count) in self.slots.iter_mut().zip(counts) {
+            if let Some(slot) = slot {
+                slot.sweeps_done += count;
+            }
+        }
         Ok(self.replicas.iter().map(|r| r.energy).collect())
     }
 

@@ -1,6 +1,18 @@
 //! Stage 3, sweeps: a backend holds every replica's spins and runs
 //! colour-class Metropolis sweeps on them. `cpu` is the reference; `gpu`
 //! runs the same arithmetic in WGSL and must agree bit for bit.
+//!
+//! Replicas are grouped in *slots*, one puzzle per slot, so many puzzles
+//! anneal at once and a finished slot takes the next puzzle:
+//!
+//! ```text
+//!   replica:  0 ....... R-1 | R ....... 2R-1 | ... | (S-1)R ... SR-1
+//!             slot 0         | slot 1         | ... | slot S-1
+//! ```
+//!
+//! A replica's random stream depends on the seed and its index within its
+//! slot, and a slot counts its own sweeps, so a puzzle anneals the same in
+//! any slot of any batch.
 
 pub mod cpu;
 pub mod gpu;
@@ -8,35 +20,50 @@ pub mod gpu;
 use crate::error::Result;
 use crate::model::Model;
 
-/// One annealing job: a model, its ladder's thresholds, and the seed.
+/// Shape of a batch: `slots` puzzles, `replicas_per_slot` replicas each,
+/// on ladders of `rungs` temperatures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub slots: usize,
+    pub replicas_per_slot: usize,
+    pub rungs: usize,
+}
+
+impl Layout {
+    pub fn replicas(&self) -> usize {
+        self.slots * self.replicas_per_slot
+    }
+}
+
+/// One puzzle to anneal: its model, its ladder's thresholds, and the seed.
 #[derive(Debug, Clone)]
 pub struct Problem<'a> {
     pub model: &'a Model,
-    /// `thresholds[rung * table_len + k]`: accept ΔE = 2k when a random u32 is below it.
+    /// `thresholds[rung * table_len + k]` for the layout's rungs: accept
+    /// ΔE = 2k when a random u32 is below it.
     pub thresholds: Vec<u32>,
     pub table_len: usize,
-    /// Replicas, one per rung.
-    pub replicas: usize,
     pub seed: u64,
-}
-
-impl Problem<'_> {
-    pub fn rungs(&self) -> usize {
-        self.thresholds.len() / self.table_len
-    }
 }
 
 pub trait Backend {
     /// "cpu" or "gpu", as reported to users.
     fn name(&self) -> &'static str;
 
-    /// Loads a problem; every replica starts in the all-zero state.
-    fn load(&mut self, problem: &Problem) -> Result<()>;
+    /// Sizes the batch; every slot starts empty (an empty slot does no work).
+    fn configure(&mut self, layout: Layout) -> Result<()>;
 
-    /// Runs `count` sweeps numbered `first..first + count`, replica `r` at
-    /// rung `rung_of_replica[r]`, and returns each replica's energy.
-    fn sweep(&mut self, rung_of_replica: &[u32], first: u32, count: u32) -> Result<Vec<i32>>;
+    /// Puts a puzzle in a slot: its replicas start in the all-zero state
+    /// and its sweeps are counted from 0.
+    fn load(&mut self, slot: usize, problem: &Problem) -> Result<()>;
 
-    /// The free-spin state of one replica.
+    /// Empties a slot.
+    fn unload(&mut self, slot: usize) -> Result<()>;
+
+    /// Runs `counts[slot]` sweeps on each slot (0 for none), replica `r` at
+    /// rung `rung_of_replica[r]`, and returns every replica's energy.
+    fn sweep(&mut self, rung_of_replica: &[u32], counts: &[u32]) -> Result<Vec<i32>>;
+
+    /// The free-spin state of one replica (global index).
     fn spins(&mut self, replica: usize) -> Result<Vec<u8>>;
 }

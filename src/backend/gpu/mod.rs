@@ -1,18 +1,18 @@
 //! The GPU backend: `shaders/sweep.wgsl` through wgpu.
 //!
-//! [`GpuContext`] (adapter, device, pipeline) is built once per run; each
-//! [`Backend::load`] uploads one problem. Between exchange rounds only the
-//! replica→rung map goes up and only the energies come back; a replica's
-//! spins are read back only when its energy is 0.
+//! [`GpuContext`] (adapter, device, pipeline) is built once per run and
+//! [`Backend::configure`] allocates a batch's buffers once; each
+//! [`Backend::load`] writes one puzzle into its slot's part of them. Between
+//! exchange rounds only the slots' sweep counters and the replica→rung map
+//! go up and only the energies come back; a replica's spins are read back
+//! only when its energy is 0.
 
 pub mod params;
 
 use std::sync::mpsc;
 
-use wgpu::util::DeviceExt;
-
-use self::params::{Params, REPLICAS_PER_GROUP, WORKGROUP_BYTES};
-use super::{Backend, Problem};
+use self::params::{Params, Slot, MAX_SPINS, MAX_TABLE, REPLICAS_PER_GROUP, WORKGROUP_BYTES};
+use super::{Backend, Layout, Problem};
 use crate::error::{Error, Result};
 use crate::grid::{CELLS, CONSTRAINTS};
 use crate::model::{constraints_of, Spin};
@@ -55,7 +55,7 @@ fn rank(adapter: &wgpu::Adapter, choice: AdapterChoice) -> Option<u8> {
     let info = adapter.get_info();
     let usable = adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
         && adapter.limits().max_compute_workgroup_storage_size >= WORKGROUP_BYTES
-        && adapter.limits().max_storage_buffers_per_shader_stage >= 6
+        && adapter.limits().max_storage_buffers_per_shader_stage >= 7
         // wgpu's GL backend loses the device on NVIDIA (shared/GPU.md); Vulkan, Metal and DX12 work.
         && info.backend != wgpu::Backend::Gl;
     let rank = match info.device_type {
@@ -122,12 +122,19 @@ impl GpuContext {
     }
 }
 
-/// Buffers of one loaded problem.
-struct Run {
+/// The buffers of a configured batch.
+struct Batch {
+    layout: Layout,
     params: Params,
-    free_spins: Vec<Spin>,
+    slots: Vec<Slot>,
+    /// Free spins of each loaded slot, to decode cell words back to spins.
+    free_spins: Vec<Vec<Spin>>,
     params_buffer: wgpu::Buffer,
+    slots_buffer: wgpu::Buffer,
+    spin_data: wgpu::Buffer,
+    thresholds: wgpu::Buffer,
     rungs: wgpu::Buffer,
+    totals: wgpu::Buffer,
     cells: wgpu::Buffer,
     energies: wgpu::Buffer,
     readback: wgpu::Buffer,
@@ -136,30 +143,30 @@ struct Run {
 
 pub struct GpuBackend {
     context: GpuContext,
-    run: Option<Run>,
+    batch: Option<Batch>,
 }
 
 impl GpuBackend {
     pub fn new(choice: AdapterChoice) -> Result<GpuBackend> {
-        Ok(GpuBackend { context: GpuContext::new(choice)?, run: None })
+        Ok(GpuBackend { context: GpuContext::new(choice)?, batch: None })
     }
 
     pub fn adapter(&self) -> &AdapterSummary {
         &self.context.adapter
     }
 
-    fn loaded(&self) -> Result<&Run> {
-        self.run.as_ref().ok_or_else(|| Error::Internal("GPU backend used before load".into()))
+    fn batch(&mut self) -> Result<&mut Batch> {
+        self.batch.as_mut().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))
     }
 
     /// Submits `encoder` plus a copy of `count` words of `source` from word
     /// `start` into the readback buffer, waits, and returns those words.
     fn submit_and_read(&self, mut encoder: wgpu::CommandEncoder, source: &wgpu::Buffer, start: u64, count: u64) -> Result<Vec<u32>> {
         let (device, queue) = (&self.context.device, &self.context.queue);
-        let run = self.loaded()?;
-        encoder.copy_buffer_to_buffer(source, start * 4, &run.readback, 0, count * 4);
+        let readback = &self.batch.as_ref().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))?.readback;
+        encoder.copy_buffer_to_buffer(source, start * 4, readback, 0, count * 4);
         queue.submit([encoder.finish()]);
-        let slice = run.readback.slice(..count * 4);
+        let slice = readback.slice(..count * 4);
         let (sender, receiver) = mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |result| drop(sender.send(result)));
         device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
@@ -171,8 +178,13 @@ impl GpuBackend {
             let view = slice.get_mapped_range().map_err(|e| Error::Gpu(format!("cannot read the readback buffer: {e}")))?;
             bytemuck::cast_slice(&view).to_vec()
         };
-        run.readback.unmap();
+        readback.unmap();
         Ok(words)
+    }
+
+    /// Writes `data` at word `offset` of `buffer`.
+    fn write<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, offset: usize, data: &[T]) {
+        self.context.queue.write_buffer(buffer, (offset * std::mem::size_of::<T>()) as u64, bytemuck::cast_slice(data));
     }
 }
 
@@ -189,70 +201,42 @@ impl Backend for GpuBackend {
         "gpu"
     }
 
-    fn load(&mut self, problem: &Problem) -> Result<()> {
-        let model = problem.model;
-        let replicas = problem.replicas as u32;
-        let largest = (CONSTRAINTS * problem.replicas * 4) as u64;
+    fn configure(&mut self, layout: Layout) -> Result<()> {
+        let replicas = layout.replicas();
         let limit = self.context.limits.max_storage_buffer_binding_size as u64;
-        if largest > limit {
+        let largest = (CONSTRAINTS * replicas * 4) as u64;
+        if largest > limit || replicas > u32::MAX as usize / CONSTRAINTS {
             let most = limit / (CONSTRAINTS as u64 * 4);
-            return Err(Error::Settings(format!("{replicas} replicas exceed this adapter's buffer limit; at most {most}")));
+            return Err(Error::Settings(format!("{replicas} replicas in flight exceed this adapter's buffer limit; at most {most}")));
         }
         let device = &self.context.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let storage = |label: &str, contents: &[u8], extra: wgpu::BufferUsages| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        let buffer = |label: &str, words: usize, usage: wgpu::BufferUsages| {
+            device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
-                contents,
-                usage: wgpu::BufferUsages::STORAGE | extra,
+                size: (words.max(1) * 4) as u64,
+                usage: usage | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
             })
         };
-        // Keep in sync: `spin_data` in sweep.wgsl.
-        let spin_data: Vec<[u32; 4]> = model
-            .spins
-            .iter()
-            .map(|s| {
-                let [cell, row, column, block] = constraints_of(s.cell as usize, s.digit as usize).map(|k| k as u32);
-                debug_assert_eq!(cell, s.cell as u32);
-                [cell | 1 << s.digit << 16, row, column, block]
-            })
-            .collect();
-        let totals: Vec<u32> = (0..replicas).flat_map(|_| model.fixed_ones.iter().map(|&t| t as u32)).collect();
-        let mut class_start = [[0u32; 4]; 3];
-        for (c, &start) in model.class_start.iter().enumerate() {
-            class_start[c / 4][c % 4] = start;
-        }
+        let storage = wgpu::BufferUsages::STORAGE;
+        let readable = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
         let params = Params {
-            replicas,
-            spins: model.len() as u32,
-            table_len: problem.table_len as u32,
-            first_sweep: 0,
+            replicas: replicas as u32,
+            replicas_per_slot: layout.replicas_per_slot as u32,
             sweep_count: 0,
-            seed_lo: problem.seed as u32,
-            seed_hi: (problem.seed >> 32) as u32,
-            padding: 0,
-            class_start,
+            threshold_stride: (layout.rungs * MAX_TABLE) as u32,
         };
-        let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("params"),
-            contents: bytemuck::bytes_of(&params),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        });
-        let none = wgpu::BufferUsages::empty();
-        let copy = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-        let spin_data = storage("spin data", bytemuck::cast_slice(&spin_data), none);
-        let thresholds = storage("thresholds", bytemuck::cast_slice(&problem.thresholds), none);
-        let rungs = storage("rung of replica", bytemuck::cast_slice(&(0..replicas).collect::<Vec<u32>>()), copy);
-        let totals = storage("totals", bytemuck::cast_slice(&totals), copy);
-        let cells = storage("cells", bytemuck::cast_slice(&vec![0u32; CELLS * replicas as usize]), copy);
-        let energies = storage("energies", bytemuck::cast_slice(&vec![model.offset; replicas as usize]), copy);
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: 4 * (replicas as u64).max(CELLS as u64),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let buffers = [&params_buffer, &spin_data, &thresholds, &rungs, &totals, &cells, &energies];
+        let params_buffer = buffer("params", 4, wgpu::BufferUsages::UNIFORM);
+        let slots_buffer = buffer("slots", layout.slots * std::mem::size_of::<Slot>() / 4, storage);
+        let spin_data = buffer("spin data", layout.slots * MAX_SPINS * 4, storage);
+        let thresholds = buffer("thresholds", layout.slots * layout.rungs * MAX_TABLE, storage);
+        let rungs = buffer("rung of replica", replicas, storage);
+        let totals = buffer("totals", replicas * CONSTRAINTS, storage);
+        let cells = buffer("cells", replicas * CELLS, readable);
+        let energies = buffer("energies", replicas, readable);
+        let readback = buffer("readback", replicas.max(CELLS), wgpu::BufferUsages::MAP_READ);
+        let buffers = [&params_buffer, &slots_buffer, &spin_data, &thresholds, &rungs, &totals, &cells, &energies];
         let entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
@@ -264,43 +248,113 @@ impl Backend for GpuBackend {
             entries: &entries,
         });
         if let Some(err) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!("cannot upload the problem: {err}")));
+            return Err(Error::Gpu(format!("cannot allocate the batch: {err}")));
         }
-        let free_spins = model.spins.clone();
-        self.run = Some(Run { params, free_spins, params_buffer, rungs, cells, energies, readback, bind_group });
+        self.batch = Some(Batch {
+            layout,
+            params,
+            slots: vec![Slot::default(); layout.slots],
+            free_spins: vec![Vec::new(); layout.slots],
+            params_buffer,
+            slots_buffer,
+            spin_data,
+            thresholds,
+            rungs,
+            totals,
+            cells,
+            energies,
+            readback,
+            bind_group,
+        });
         Ok(())
     }
 
-    fn sweep(&mut self, rung_of_replica: &[u32], first: u32, count: u32) -> Result<Vec<i32>> {
+    fn load(&mut self, slot: usize, problem: &Problem) -> Result<()> {
+        let model = problem.model;
+        let layout = self.batch()?.layout;
+        if problem.table_len > MAX_TABLE || problem.thresholds.len() != layout.rungs * problem.table_len {
+            return Err(Error::Internal(format!("threshold table of {} rows × {}", layout.rungs, problem.table_len)));
+        }
+        // Keep in sync: `spin_data` in sweep.wgsl.
+        let spin_data: Vec<[u32; 4]> = model
+            .spins
+            .iter()
+            .map(|s| {
+                let [cell, row, column, block] = constraints_of(s.cell as usize, s.digit as usize).map(|k| k as u32);
+                debug_assert_eq!(cell, s.cell as u32);
+                [cell | 1 << s.digit << 16, row, column, block]
+            })
+            .collect();
+        let mut class_start = [0u32; 12];
+        class_start[..model.class_start.len()].copy_from_slice(&model.class_start);
+        let info = Slot {
+            first_sweep: 0,
+            sweep_count: 0,
+            seed_lo: problem.seed as u32,
+            seed_hi: (problem.seed >> 32) as u32,
+            table_len: problem.table_len as u32,
+            spins: model.len() as u32,
+            padding: [0; 2],
+            class_start,
+        };
+        let per_slot = layout.replicas_per_slot;
+        let totals: Vec<u32> = (0..per_slot).flat_map(|_| model.fixed_ones.iter().map(|&t| t as u32)).collect();
+        let batch = self.batch.as_ref().expect("checked above");
+        self.write(&batch.spin_data, slot * MAX_SPINS, &spin_data);
+        self.write(&batch.thresholds, slot * layout.rungs * MAX_TABLE, &problem.thresholds);
+        self.write(&batch.totals, slot * per_slot * CONSTRAINTS, &totals);
+        self.write(&batch.cells, slot * per_slot * CELLS, &vec![0u32; per_slot * CELLS]);
+        self.write(&batch.energies, slot * per_slot, &vec![model.offset; per_slot]);
+        let batch = self.batch()?;
+        batch.slots[slot] = info;
+        batch.free_spins[slot] = model.spins.clone();
+        Ok(())
+    }
+
+    fn unload(&mut self, slot: usize) -> Result<()> {
+        let batch = self.batch()?;
+        batch.slots[slot] = Slot::default();
+        batch.free_spins[slot].clear();
+        Ok(())
+    }
+
+    fn sweep(&mut self, rung_of_replica: &[u32], counts: &[u32]) -> Result<Vec<i32>> {
+        let batch = self.batch()?;
+        for (slot, &count) in batch.slots.iter_mut().zip(counts) {
+            slot.sweep_count = count;
+        }
+        batch.params.sweep_count = counts.iter().copied().max().unwrap_or(0);
+        let batch = self.batch.as_ref().expect("checked above");
+        self.write(&batch.params_buffer, 0, &[batch.params]);
+        self.write(&batch.slots_buffer, 0, &batch.slots);
+        self.write(&batch.rungs, 0, rung_of_replica);
         let context = &self.context;
-        let run = self.run.as_mut().ok_or_else(|| Error::Internal("GPU backend used before load".into()))?;
-        run.params.first_sweep = first;
-        run.params.sweep_count = count;
-        context.queue.write_buffer(&run.params_buffer, 0, bytemuck::bytes_of(&run.params));
-        context.queue.write_buffer(&run.rungs, 0, bytemuck::cast_slice(rung_of_replica));
         let scope = context.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = context.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             pass.set_pipeline(&context.pipeline);
-            pass.set_bind_group(0, &run.bind_group, &[]);
-            let (x, y) = workgroup_grid(run.params.replicas, context.limits.max_compute_workgroups_per_dimension);
+            pass.set_bind_group(0, &batch.bind_group, &[]);
+            let (x, y) = workgroup_grid(batch.params.replicas, context.limits.max_compute_workgroups_per_dimension);
             pass.dispatch_workgroups(x, y, 1);
         }
-        let replicas = run.params.replicas as u64;
-        let energies = &self.loaded()?.energies;
-        let words = self.submit_and_read(encoder, energies, 0, replicas)?;
+        let words = self.submit_and_read(encoder, &batch.energies, 0, batch.params.replicas as u64)?;
         if let Some(err) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("sweep dispatch failed: {err}")));
+        }
+        let batch = self.batch()?;
+        for slot in &mut batch.slots {
+            slot.first_sweep += slot.sweep_count;
         }
         Ok(bytemuck::cast_slice(&words).to_vec())
     }
 
     fn spins(&mut self, replica: usize) -> Result<Vec<u8>> {
-        let run = self.loaded()?;
+        let batch = self.batch.as_ref().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))?;
+        let free_spins = &batch.free_spins[replica / batch.layout.replicas_per_slot];
         let encoder = self.context.device.create_command_encoder(&Default::default());
-        let cells = self.submit_and_read(encoder, &run.cells, (replica * CELLS) as u64, CELLS as u64)?;
-        Ok(run.free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect())
+        let cells = self.submit_and_read(encoder, &batch.cells, (replica * CELLS) as u64, CELLS as u64)?;
+        Ok(free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect())
     }
 }
 
