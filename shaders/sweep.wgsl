@@ -32,7 +32,10 @@ struct Slot {
     seed_hi: u32,
     table_len: u32,
     spins: u32,
-    padding: vec2<u32>,
+    // 1 on the first dispatch after a load: replicas start from the all-zero
+    // state (totals = initial_totals, no spin set, energy = offset).
+    fresh: u32,
+    offset: i32,
     // Free spins of colour c are class_start[c]..class_start[c + 1].
     class_start: array<u32, 12>,
 }
@@ -53,10 +56,12 @@ const MAX_SPINS: u32 = 729u;        // keep in sync: MAX_SPINS in params.rs
 // thresholds[slot * threshold_stride + rung * table_len + ΔE / 2]
 @group(0) @binding(3) var<storage, read> thresholds: array<u32>;
 @group(0) @binding(4) var<storage, read> rung_of_replica: array<u32>;
+// initial_totals[slot * CONSTRAINTS + k]: fixed ones in constraint k.
+@group(0) @binding(5) var<storage, read> initial_totals: array<u32>;
 // totals[replica * CONSTRAINTS + k], cells[replica * CELLS + cell]
-@group(0) @binding(5) var<storage, read_write> totals: array<u32>;
-@group(0) @binding(6) var<storage, read_write> cells: array<u32>;
-@group(0) @binding(7) var<storage, read_write> energies: array<i32>;
+@group(0) @binding(6) var<storage, read_write> totals: array<u32>;
+@group(0) @binding(7) var<storage, read_write> cells: array<u32>;
+@group(0) @binding(8) var<storage, read_write> energies: array<i32>;
 
 var<workgroup> local_totals: array<u32, 1296>; // REPLICAS_PER_GROUP * CONSTRAINTS
 var<workgroup> local_cells: array<u32, 324>;   // REPLICAS_PER_GROUP * CELLS
@@ -102,7 +107,18 @@ fn sweep(
     let valid = replica < params.replicas;
     let t0 = member * CONSTRAINTS;
     let c0 = member * CELLS;
-    if valid {
+    // Padding replicas borrow the last replica's slot but run no sweeps.
+    let clamped = min(replica, params.replicas - 1u);
+    let slot_index = clamped / params.replicas_per_slot;
+    let fresh = slots[slot_index].fresh != 0u;
+    if valid && fresh {
+        for (var k = lane; k < CONSTRAINTS; k += LANES) {
+            local_totals[t0 + k] = initial_totals[slot_index * CONSTRAINTS + k];
+        }
+        for (var c = lane; c < CELLS; c += LANES) {
+            local_cells[c0 + c] = 0u;
+        }
+    } else if valid {
         for (var k = lane; k < CONSTRAINTS; k += LANES) {
             local_totals[t0 + k] = totals[replica * CONSTRAINTS + k];
         }
@@ -115,9 +131,6 @@ fn sweep(
     }
     workgroupBarrier();
 
-    // Padding replicas borrow the last replica's slot but run no sweeps.
-    let clamped = min(replica, params.replicas - 1u);
-    let slot_index = clamped / params.replicas_per_slot;
     let sweeps = select(0u, slots[slot_index].sweep_count, valid);
     let first_sweep = slots[slot_index].first_sweep;
     let stream = stream_key(slots[slot_index].seed_lo, slots[slot_index].seed_hi, clamped - slot_index * params.replicas_per_slot);
@@ -166,7 +179,8 @@ fn sweep(
             cells[replica * CELLS + c] = local_cells[c0 + c];
         }
         if lane == 0u {
-            energies[replica] += atomicLoad(&local_energy[member]);
+            let start = select(energies[replica], slots[slot_index].offset, fresh);
+            energies[replica] = start + atomicLoad(&local_energy[member]);
         }
     }
 }

@@ -55,7 +55,7 @@ fn rank(adapter: &wgpu::Adapter, choice: AdapterChoice) -> Option<u8> {
     let info = adapter.get_info();
     let usable = adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
         && adapter.limits().max_compute_workgroup_storage_size >= WORKGROUP_BYTES
-        && adapter.limits().max_storage_buffers_per_shader_stage >= 7
+        && adapter.limits().max_storage_buffers_per_shader_stage >= 8
         // wgpu's GL backend loses the device on NVIDIA (shared/GPU.md); Vulkan, Metal and DX12 work.
         && info.backend != wgpu::Backend::Gl;
     let rank = match info.device_type {
@@ -134,7 +134,7 @@ struct Batch {
     spin_data: wgpu::Buffer,
     thresholds: wgpu::Buffer,
     rungs: wgpu::Buffer,
-    totals: wgpu::Buffer,
+    initial_totals: wgpu::Buffer,
     cells: wgpu::Buffer,
     energies: wgpu::Buffer,
     readback: wgpu::Buffer,
@@ -232,11 +232,13 @@ impl Backend for GpuBackend {
         let spin_data = buffer("spin data", layout.slots * MAX_SPINS * 4, storage);
         let thresholds = buffer("thresholds", layout.slots * layout.rungs * MAX_TABLE, storage);
         let rungs = buffer("rung of replica", replicas, storage);
+        let initial_totals = buffer("initial totals", layout.slots * CONSTRAINTS, storage);
         let totals = buffer("totals", replicas * CONSTRAINTS, storage);
         let cells = buffer("cells", replicas * CELLS, readable);
         let energies = buffer("energies", replicas, readable);
         let readback = buffer("readback", replicas.max(CELLS), wgpu::BufferUsages::MAP_READ);
-        let buffers = [&params_buffer, &slots_buffer, &spin_data, &thresholds, &rungs, &totals, &cells, &energies];
+        let buffers =
+            [&params_buffer, &slots_buffer, &spin_data, &thresholds, &rungs, &initial_totals, &totals, &cells, &energies];
         let entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
@@ -260,7 +262,7 @@ impl Backend for GpuBackend {
             spin_data,
             thresholds,
             rungs,
-            totals,
+            initial_totals,
             cells,
             energies,
             readback,
@@ -294,17 +296,15 @@ impl Backend for GpuBackend {
             seed_hi: (problem.seed >> 32) as u32,
             table_len: problem.table_len as u32,
             spins: model.len() as u32,
-            padding: [0; 2],
+            fresh: 1,
+            offset: model.offset,
             class_start,
         };
-        let per_slot = layout.replicas_per_slot;
-        let totals: Vec<u32> = (0..per_slot).flat_map(|_| model.fixed_ones.iter().map(|&t| t as u32)).collect();
+        let initial_totals: Vec<u32> = model.fixed_ones.iter().map(|&t| t as u32).collect();
         let batch = self.batch.as_ref().expect("checked above");
         self.write(&batch.spin_data, slot * MAX_SPINS, &spin_data);
         self.write(&batch.thresholds, slot * layout.rungs * MAX_TABLE, &problem.thresholds);
-        self.write(&batch.totals, slot * per_slot * CONSTRAINTS, &totals);
-        self.write(&batch.cells, slot * per_slot * CELLS, &vec![0u32; per_slot * CELLS]);
-        self.write(&batch.energies, slot * per_slot, &vec![model.offset; per_slot]);
+        self.write(&batch.initial_totals, slot * CONSTRAINTS, &initial_totals);
         let batch = self.batch()?;
         batch.slots[slot] = info;
         batch.free_spins[slot] = model.spins.clone();
@@ -345,6 +345,7 @@ impl Backend for GpuBackend {
         let batch = self.batch()?;
         for slot in &mut batch.slots {
             slot.first_sweep += slot.sweep_count;
+            slot.fresh = 0;
         }
         Ok(bytemuck::cast_slice(&words).to_vec())
     }

@@ -38,7 +38,10 @@ pub struct Slot {
     pub seed_hi: u32,
     pub table_len: u32,
     pub spins: u32,
-    pub padding: [u32; 2],
+    /// 1 until the first dispatch after a load: the shader then starts the
+    /// slot's replicas from the all-zero state instead of reading them.
+    pub fresh: u32,
+    pub offset: i32,
     /// Free spins of colour c are `class_start[c]..class_start[c + 1]`; padded to 12.
     pub class_start: [u32; 12],
 }
@@ -62,8 +65,8 @@ mod tests {
         assert_eq!(fields(shader, "Params").matches(": u32,").count(), 4);
         assert_eq!(std::mem::size_of::<Slot>(), 80);
         let slot = fields(shader, "Slot");
-        assert_eq!(slot.matches(": u32,").count(), 6);
-        assert!(slot.contains("padding: vec2<u32>,") && slot.contains("class_start: array<u32, 12>,"));
+        assert_eq!(slot.matches(": u32,").count(), 7);
+        assert!(slot.contains("offset: i32,") && slot.contains("class_start: array<u32, 12>,"));
         assert!(shader.contains(&format!("const LANES: u32 = {LANES}u;")));
         assert!(shader.contains(&format!("const REPLICAS_PER_GROUP: u32 = {REPLICAS_PER_GROUP}u;")));
         assert!(shader.contains(&format!("@workgroup_size({})", LANES * REPLICAS_PER_GROUP)));
