@@ -54,12 +54,18 @@ fn assert_twins(models: [&Model; 3], rounds: u32, counts: (u32, u32)) {
         let rungs: Vec<u32> = exchanges.iter().flat_map(|e| e.rung_of_replica.clone()).collect();
         let expected = cpu.sweep(&rungs, &[counts.0, counts.1]).unwrap();
         let got = gpu.sweep(&rungs, &[counts.0, counts.1]).unwrap();
-        assert_eq!(got, expected, "energies after round {round}");
+        // Energies of a slot that ran no sweeps are unspecified.
+        let ran = if counts.1 > 0 { 2 * PER_SLOT } else { PER_SLOT };
+        assert_eq!(got[..ran], expected[..ran], "energies after round {round}");
         for r in [0, PER_SLOT - 1, PER_SLOT, 2 * PER_SLOT - 1] {
             assert_eq!(gpu.spins(r).unwrap(), cpu.spins(r).unwrap(), "spins of replica {r} after round {round}");
         }
-        let slot_model = if round >= rounds / 2 { models[2] } else { models[1] };
-        assert_eq!(slot_model.energy(&gpu.spins(PER_SLOT).unwrap()), expected[PER_SLOT]);
+        // The shader's running energy matches its spins.
+        assert_eq!(models[0].energy(&gpu.spins(0).unwrap()), got[0]);
+        if counts.1 > 0 {
+            let slot_model = if round >= rounds / 2 { models[2] } else { models[1] };
+            assert_eq!(slot_model.energy(&gpu.spins(PER_SLOT).unwrap()), got[PER_SLOT]);
+        }
         for (energies, exchange) in expected.chunks(RUNGS).zip(&mut exchanges) {
             exchange.exchange(energies);
         }

@@ -61,7 +61,8 @@ pub trait Backend {
     fn unload(&mut self, slot: usize) -> Result<()>;
 
     /// Runs `counts[slot]` sweeps on each slot (0 for none), replica `r` at
-    /// rung `rung_of_replica[r]`, and returns every replica's energy.
+    /// rung `rung_of_replica[r]`, and returns every replica's energy (those
+    /// of slots that ran no sweeps are unspecified).
     fn sweep(&mut self, rung_of_replica: &[u32], counts: &[u32]) -> Result<Vec<i32>>;
 
     /// The free-spin state of one replica (global index).

@@ -320,14 +320,24 @@ impl Backend for GpuBackend {
 
     fn sweep(&mut self, rung_of_replica: &[u32], counts: &[u32]) -> Result<Vec<i32>> {
         let batch = self.batch()?;
+        // Dispatch only up to the last slot with work: idle replicas would
+        // still copy their state in and out and wait at every barrier.
+        let busy_slots = counts.iter().rposition(|&c| c > 0).map_or(0, |last| last + 1);
+        let per_slot = batch.layout.replicas_per_slot;
+        let replicas = busy_slots * per_slot;
+        let mut energies = vec![i32::MAX; batch.layout.replicas()];
+        if busy_slots == 0 {
+            return Ok(energies);
+        }
         for (slot, &count) in batch.slots.iter_mut().zip(counts) {
             slot.sweep_count = count;
         }
+        batch.params.replicas = replicas as u32;
         batch.params.sweep_count = counts.iter().copied().max().unwrap_or(0);
         let batch = self.batch.as_ref().expect("checked above");
         self.write(&batch.params_buffer, 0, &[batch.params]);
-        self.write(&batch.slots_buffer, 0, &batch.slots);
-        self.write(&batch.rungs, 0, rung_of_replica);
+        self.write(&batch.slots_buffer, 0, &batch.slots[..busy_slots]);
+        self.write(&batch.rungs, 0, &rung_of_replica[..replicas]);
         let context = &self.context;
         let scope = context.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = context.device.create_command_encoder(&Default::default());
@@ -335,24 +345,30 @@ impl Backend for GpuBackend {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             pass.set_pipeline(&context.pipeline);
             pass.set_bind_group(0, &batch.bind_group, &[]);
-            let (x, y) = workgroup_grid(batch.params.replicas, context.limits.max_compute_workgroups_per_dimension);
+            let (x, y) = workgroup_grid(replicas as u32, context.limits.max_compute_workgroups_per_dimension);
             pass.dispatch_workgroups(x, y, 1);
         }
-        let words = self.submit_and_read(encoder, &batch.energies, 0, batch.params.replicas as u64)?;
+        let words = self.submit_and_read(encoder, &batch.energies, 0, replicas as u64)?;
         if let Some(err) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("sweep dispatch failed: {err}")));
         }
         let batch = self.batch()?;
-        for slot in &mut batch.slots {
+        for slot in &mut batch.slots[..busy_slots] {
             slot.first_sweep += slot.sweep_count;
             slot.fresh = 0;
         }
-        Ok(bytemuck::cast_slice(&words).to_vec())
+        energies[..replicas].copy_from_slice(bytemuck::cast_slice(&words));
+        Ok(energies)
     }
 
     fn spins(&mut self, replica: usize) -> Result<Vec<u8>> {
         let batch = self.batch.as_ref().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))?;
-        let free_spins = &batch.free_spins[replica / batch.layout.replicas_per_slot];
+        let slot = replica / batch.layout.replicas_per_slot;
+        let free_spins = &batch.free_spins[slot];
+        if batch.slots[slot].fresh != 0 {
+            // Not dispatched since its load: still the all-zero state.
+            return Ok(vec![0; free_spins.len()]);
+        }
         let encoder = self.context.device.create_command_encoder(&Default::default());
         let cells = self.submit_and_read(encoder, &batch.cells, (replica * CELLS) as u64, CELLS as u64)?;
         Ok(free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect())
