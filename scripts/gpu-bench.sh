@@ -5,9 +5,10 @@
 #   there: one `run` call of the device tool with carry [".gl", ".device"] and the command
 #          for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash scripts/gpu-bench.sh run
 #
-# `run` writes every log under $OUT: devices, the criterion sweep bench,
-# time-to-solution on Inkala over seeds and ladder counts, and the first
-# 100 puzzles of forum_hardest_1905_11+.
+# `run` writes every log under $OUT: devices, the criterion sweep bench at
+# four replica counts, and the time-to-solution figures of BENCHMARKS.md
+# (hardest-100 one at a time, hardest-1,000 and top1465 batched, Inkala
+# after a warm-up puzzle over 16 seeds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,8 +20,10 @@ prepare)
     mkdir -p .device
     strip -o .device/sudoku-anneal target/release/sudoku-anneal
     strip -o .device/sweep-bench "$bench"
-    head -100 <(grep -v '^#' "../shared/puzzles/puzzles5_forum_hardest_1905_11+") > .device/hardest100.txt
-    cp examples/hard.txt .device/
+    awk '!/^#/ && n < 1000 { print; n++ }' "../shared/puzzles/puzzles5_forum_hardest_1905_11+" > .device/hardest1000.txt
+    head -100 .device/hardest1000.txt > .device/hardest100.txt
+    grep -v '^#' ../shared/puzzles/puzzles3_magictour_top1465 | grep . > .device/top1465.txt
+    grep -e 'Golden Nugget' -e 'Inkala 2012' examples/hard.txt | sort | cut -c1-81 > .device/warm-inkala.txt
     du -sh .device
     ;;
 run)
@@ -28,21 +31,39 @@ run)
     mkdir -p -m 700 "$XDG_RUNTIME_DIR"
     out=${OUT:-/tmp/out}
     bin=.device/sudoku-anneal
-    inkala=$(sed -n 's/^\(8\.\.\.\.\.\.\.\.\.\.36[^ ]*\).*/\1/p' .device/hard.txt)
-    nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv | tee "$out/gpu.txt"
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
     $bin devices | tee -a "$out/gpu.txt"
-    for replicas in ${REPLICAS:-4096 16384 65536 262144}; do
-        GPU_BENCH_REPLICAS=$replicas .device/sweep-bench --bench gpu_sweep --warm-up-time 1 --measurement-time 4 2>&1 |
+    for replicas in 4096 16384 65536 262144; do
+        echo "== $replicas replicas"
+        GPU_BENCH_REPLICAS=$replicas .device/sweep-bench --bench gpu_sweep --warm-up-time 1 --measurement-time 3 2>&1 |
             grep -E '^gpu_sweep|thrpt:'
     done | tee "$out/sweep-bench.txt"
-    for ladders in ${LADDERS:-64 256 1024}; do
-        for seed in 0 1 2 3 4 5 6 7; do
-            $bin solve --backend gpu --ladders "$ladders" --seed "$seed" --format jsonl "$inkala" 2>/dev/null |
-                sed "s/^{/{\"ladders\":$ladders,/"
-        done
-    done | tee "$out/inkala.jsonl"
-    $bin solve --backend gpu --format jsonl .device/hardest100.txt 2> "$out/hardest100.err" > "$out/hardest100.jsonl" || true
-    cat "$out/hardest100.err"
+    stats() {
+        python3 - "$1" "$2" <<'PY'
+import json, statistics, sys
+records = [json.loads(line) for line in open(sys.argv[1])]
+ms = sorted(r["seconds"] * 1000 for r in records)
+solved = sum(r["status"] == "solved" for r in records)
+print(f"{sys.argv[2]}: solved {solved}/{len(records)}, median {statistics.median(ms):.2f} ms, "
+      f"p90 {ms[int(len(ms) * 0.9) - 1]:.2f} ms, max {ms[-1]:.2f} ms, "
+      f"median sweeps {statistics.median(r['sweeps'] for r in records)}")
+PY
+    }
+    solve() {
+        local name=$1 file=$2
+        shift 2
+        $bin solve --backend gpu "$@" --format jsonl "$file" 2> "$out/$name.err" > "$out/$name.jsonl" || true
+        tail -1 "$out/$name.err"
+        stats "$out/$name.jsonl" "$name [$*]"
+    }
+    solve hardest100 .device/hardest100.txt --batch 1
+    solve hardest1000 .device/hardest1000.txt
+    solve top1465 .device/top1465.txt
+    # Inkala after a warm-up puzzle in the same process, 16 seeds.
+    for seed in $(seq 0 15); do
+        $bin solve --backend gpu --seed "$seed" --format jsonl .device/warm-inkala.txt 2>/dev/null | tail -1
+    done > "$out/inkala.jsonl"
+    stats "$out/inkala.jsonl" "inkala after golden nugget, seeds 0-15"
     ;;
 *)
     echo "usage: $0 prepare|run" >&2
