@@ -185,7 +185,8 @@ pub fn solve_stream(
                 let started = Instant::now();
                 let model = match &entry.grid {
                     Err(reason) => {
-                        pending.insert(sequence, (entry.clone(), Outcome::invalid(reason.clone())));
+                        let outcome = Outcome::invalid(reason.clone());
+                        pending.insert(sequence, (entry, outcome));
                         continue;
                     }
                     Ok(puzzle) => match prepare(puzzle, settings)? {
