@@ -24,9 +24,10 @@ pub enum PuzzleError {
 pub enum Error {
     #[error(transparent)]
     Io(#[from] std::io::Error),
-    #[error("cannot open {path}: {source}")]
+    /// The cause follows in the error chain (`{:#}` prints it).
+    #[error("cannot open {path}")]
     Open { path: String, source: std::io::Error },
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Read { path: String, source: std::io::Error },
     #[error("invalid setting: {0}")]
     Settings(String),

@@ -138,3 +138,73 @@ fn batching_changes_neither_results_nor_order() {
     assert_eq!(run_with("3"), one_at_a_time);
     assert_eq!(run_with("8"), one_at_a_time);
 }
+
+#[test]
+fn byte_order_mark_crlf_and_trailing_spaces_are_accepted() {
+    let out = run(&["solve", "--backend", "cpu"], &format!("\u{feff}{EASY}  \r\n{EASY}\r\n"));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout_lines(&out), vec![EASY_SOLUTION, EASY_SOLUTION]);
+}
+
+#[test]
+fn non_utf8_bytes_make_that_line_invalid_and_nothing_else() {
+    let mut input = EASY.as_bytes()[..80].to_vec();
+    input.extend_from_slice(b"\xff\n");
+    input.extend_from_slice(format!("{EASY}\n").as_bytes());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+        .args(["solve", "--backend", "cpu", "--format", "jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let records: Vec<serde_json::Value> = stdout_lines(&out).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(records[0]["status"], "invalid");
+    assert!(records[0]["error"].as_str().unwrap().contains("column 81"), "{}", records[0]["error"]);
+    assert_eq!(records[1]["status"], "solved");
+}
+
+#[test]
+fn empty_input_and_comment_only_input_give_no_records_and_exit_0() {
+    for input in ["", "# only a comment\n\n# and another\n"] {
+        let out = run(&["solve", "--backend", "cpu"], input);
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn an_unreadable_input_names_itself_and_its_cause_once() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let out = run(&["solve", "--backend", "cpu", EASY, dir], "");
+    assert_eq!(out.status.code(), Some(2));
+    // The puzzle before the bad input is still answered.
+    assert_eq!(stdout_lines(&out), vec![EASY_SOLUTION]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("error: cannot read {dir}: Is a directory")), "{stderr}");
+    assert_eq!(stderr.matches("Is a directory").count(), 1, "{stderr}");
+}
+
+#[test]
+fn closing_the_output_early_is_a_clean_exit() {
+    let input = format!("{EASY}\n").repeat(2_000);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+        .args(["solve", "--backend", "cpu", "--reduce", "propagate"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || drop(stdin.write_all(input.as_bytes())));
+    let mut first = [0u8; 82];
+    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
