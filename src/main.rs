@@ -84,6 +84,10 @@ struct SolveArgs {
     /// Puzzles annealed at once; a finished one's slot takes the next [default: 1 on the cpu backend, 64 on the gpu backend].
     #[arg(long)]
     batch: Option<usize>,
+    /// Only the puzzles whose index (0-based, over all inputs) is K modulo N,
+    /// e.g. one shard per GPU of a job array; records keep their line numbers.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    shard: Option<Shard>,
     /// Lowest temperature of the geometric ladder.
     #[arg(long, default_value_t = Settings::default().t_min)]
     t_min: f64,
@@ -207,6 +211,19 @@ fn run_devices() -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+#[derive(Clone, Copy, Debug)]
+struct Shard {
+    index: usize,
+    count: usize,
+}
+
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    let usage = || format!("expected K/N with 0 <= K < N, got {text:?}");
+    let (index, count) = text.split_once('/').ok_or_else(usage)?;
+    let shard = Shard { index: index.parse().map_err(|_| usage())?, count: count.parse().map_err(|_| usage())? };
+    if shard.index < shard.count { Ok(shard) } else { Err(usage()) }
+}
+
 /// The lines of one command-line input. An argument is a puzzle when it is
 /// no existing path and holds only cell characters (so a mistyped puzzle is
 /// reported as an invalid puzzle, not as a missing file).
@@ -243,7 +260,17 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let mut out = io::stdout().lock();
     let mut summary = Summary::default();
     let started = Instant::now();
-    let result = solve_stream(entries(&inputs), &settings, backend.as_mut(), |entry, outcome| {
+    let shard = args.shard.unwrap_or(Shard { index: 0, count: 1 });
+    // Errors always pass, so a bad input stops every shard.
+    let entries = entries(&inputs)
+        .scan(0usize, |puzzles, entry| {
+            let index = *puzzles;
+            *puzzles += usize::from(entry.is_ok());
+            Some((index, entry))
+        })
+        .filter(|(index, entry)| entry.is_err() || index % shard.count == shard.index)
+        .map(|(_, entry)| entry);
+    let result = solve_stream(entries, &settings, backend.as_mut(), |entry, outcome| {
         summary.add(&outcome);
         writeln!(out, "{}", record(args.format, &entry, &outcome, name))?;
         Ok(out.flush()?)
