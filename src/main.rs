@@ -2,13 +2,16 @@
 //! stream puzzles through the solver, print one record per puzzle.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{cpu::CpuBackend, Backend};
@@ -20,9 +23,10 @@ use sudoku_anneal::{export, model::Model, Error, Settings};
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  every puzzle solved
-  1  some puzzle unsolved within the budget, or invalid
-  2  usage, input/output or device error";
+  0    every puzzle solved
+  1    some puzzle unsolved within the budget, or invalid
+  2    usage, input/output or device error
+  130  interrupted (Ctrl-C); every record printed before is complete";
 
 /// GPU defaults, from hardest-class time to solution on an H100 (BENCHMARKS.md):
 /// more ladders need fewer sweeps, but past 64 each sweep costs more than it saves.
@@ -252,13 +256,48 @@ fn entries(inputs: &[String]) -> impl Iterator<Item = Result<Entry, Error>> + '_
     })
 }
 
+/// Puzzle lines in the inputs, when all are files or inline puzzles (for
+/// the progress bar's ETA); `None` when one is stdin or unreadable.
+fn count_puzzles(inputs: &[String]) -> Option<u64> {
+    let mut total = 0;
+    for arg in inputs {
+        if arg == "-" {
+            return None;
+        }
+        for line in open_input(arg).ok()?.split(b'\n') {
+            let line = line.ok()?;
+            let line = line.trim_ascii();
+            total += u64::from(!line.is_empty() && !line.starts_with(b"#"));
+        }
+    }
+    Some(total)
+}
+
+/// A progress bar on stderr when it is a terminal, hidden otherwise.
+fn progress_bar(inputs: &[String]) -> ProgressBar {
+    if !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let (bar, template) = match count_puzzles(inputs) {
+        Some(total) => (ProgressBar::new(total), "{bar:30} {pos}/{len} puzzles, {msg}, ETA {eta}"),
+        None => (ProgressBar::no_length(), "{spinner} {pos} puzzles, {msg}, {elapsed}"),
+    };
+    bar.set_style(ProgressStyle::with_template(template).expect("the template is valid"));
+    bar
+}
+
 fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let mut backend = make_backend(args.backend)?;
     let settings = args.settings(backend.as_ref())?;
     let inputs = if args.inputs.is_empty() { vec!["-".to_string()] } else { args.inputs.clone() };
     let name = backend.name();
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)).context("cannot install the Ctrl-C handler")?;
+    let progress = progress_bar(&inputs);
     let mut out = io::stdout().lock();
     let mut summary = Summary::default();
+    let mut last_line = None;
     let started = Instant::now();
     let shard = args.shard.unwrap_or(Shard { index: 0, count: 1 });
     // Errors always pass, so a bad input stops every shard.
@@ -270,13 +309,25 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
         })
         .filter(|(index, entry)| entry.is_err() || index % shard.count == shard.index)
         .map(|(_, entry)| entry);
-    let result = solve_stream(entries, &settings, backend.as_mut(), |entry, outcome| {
+    let emit = |entry: Entry, outcome| {
         summary.add(&outcome);
         writeln!(out, "{}", record(args.format, &entry, &outcome, name))?;
-        Ok(out.flush()?)
-    });
+        out.flush()?;
+        last_line = Some(entry.line);
+        progress.inc(1);
+        let rate = summary.puzzles as f64 / started.elapsed().as_secs_f64();
+        progress.set_message(format!("{} solved, {rate:.1} puzzles/s", summary.solved));
+        Ok(())
+    };
+    let result = solve_stream(entries, &settings, backend.as_mut(), emit, || interrupted.load(Ordering::Relaxed));
+    progress.finish_and_clear();
     eprintln!("sudoku-anneal: {}", summary.describe(name, started.elapsed().as_secs_f64()));
     result?;
+    if interrupted.load(Ordering::Relaxed) {
+        let last = last_line.map_or("none".to_string(), |line| format!("line {line}"));
+        eprintln!("sudoku-anneal: interrupted; the last record printed is for {last}");
+        return Ok(ExitCode::from(130));
+    }
     Ok(if summary.all_solved() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 

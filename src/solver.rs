@@ -148,13 +148,16 @@ const MAX_PENDING: usize = 4096;
 /// Solves a stream of puzzles, `settings.batch` at a time, and calls `emit`
 /// once per entry in input order. An `Err` from the stream stops reading:
 /// the puzzles already read are finished and emitted, then the error is
-/// returned. `Err` otherwise only for failures of the backend or a broken
-/// invariant; an unsolvable or malformed puzzle is an `Outcome`.
+/// returned. When `stop()` turns true (checked every round) the run ends
+/// at once: results that are ready in order are emitted, the rest dropped.
+/// `Err` otherwise only for failures of the backend or a broken invariant;
+/// an unsolvable or malformed puzzle is an `Outcome`.
 pub fn solve_stream(
     entries: impl Iterator<Item = Result<Entry>>,
     settings: &Settings,
     backend: &mut dyn Backend,
     mut emit: impl FnMut(Entry, Outcome) -> Result<()>,
+    stop: impl Fn() -> bool,
 ) -> Result<()> {
     let per_slot = settings.ladders * settings.replicas;
     backend.configure(Layout { slots: settings.batch, replicas_per_slot: per_slot, rungs: settings.replicas })?;
@@ -167,7 +170,8 @@ pub fn solve_stream(
     let mut rung_of_replica = vec![0u32; settings.batch * per_slot];
     let mut counts = vec![0u32; settings.batch];
     loop {
-        for (slot, active) in slots.iter_mut().enumerate().filter(|(_, a)| a.is_none()) {
+        let stopping = stop();
+        for (slot, active) in slots.iter_mut().enumerate().filter(|(_, a)| a.is_none() && !stopping) {
             while active.is_none() && !input_done && input_error.is_none() && pending.len() < MAX_PENDING {
                 let entry = match entries.next() {
                     None => {
@@ -207,6 +211,9 @@ pub fn solve_stream(
         while let Some((entry, outcome)) = pending.remove(&emitted) {
             emit(entry, outcome)?;
             emitted += 1;
+        }
+        if stopping {
+            return Ok(());
         }
         if slots.iter().all(Option::is_none) {
             // Nothing anneals, so nothing holds back the pending results: all were emitted.
@@ -268,10 +275,11 @@ pub fn solve(puzzle: &Grid, settings: &Settings, backend: &mut dyn Backend) -> R
     let entry = Entry { line: 1, text: puzzle.to_string(), grid: Ok(puzzle.clone()) };
     let mut result = None;
     let one = Settings { batch: 1, ..settings.clone() };
-    solve_stream(std::iter::once(Ok(entry)), &one, backend, |_, outcome| {
+    let keep = |_, outcome| {
         result = Some(outcome);
         Ok(())
-    })?;
+    };
+    solve_stream(std::iter::once(Ok(entry)), &one, backend, keep, || false)?;
     result.ok_or_else(|| Error::Internal("no outcome for the puzzle".into()))
 }
 

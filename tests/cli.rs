@@ -237,3 +237,32 @@ fn shards_together_equal_the_unsharded_run() {
     assert_eq!(merged, whole);
     assert_eq!(run(&["solve", "--shard", "4/4", EASY], "").status.code(), Some(2));
 }
+
+#[test]
+fn ctrl_c_stops_cleanly_with_complete_records_and_a_summary() {
+    let input = format!("{EASY}\n{}", format!("{INKALA}\n").repeat(20));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+        .args(["solve", "--backend", "cpu", "--format", "jsonl", "--timeout", "0", "--max-sweeps", "4000000000"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    for line in std::iter::once(first.as_str()).chain(rest.lines()).filter(|l| !l.trim().is_empty()) {
+        let record: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(record["status"], "solved");
+    }
+    assert!(rest.lines().count() < 20, "stopped before the end");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("interrupted; the last record printed is for line"), "{stderr}");
+}
