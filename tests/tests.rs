@@ -2,6 +2,7 @@
 
 mod cli;
 mod cpu_vs_gpu;
+mod fuzz;
 mod model;
 mod tempering;
 mod util;

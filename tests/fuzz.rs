@@ -1,0 +1,78 @@
+//! Property tests on arbitrary input (issue: nothing panics, whatever the
+//! bytes): the reader and parser, and the reduction + model builder on
+//! arbitrary grids. Bounded case counts keep CI short.
+
+use proptest::prelude::*;
+
+use sudoku_anneal::grid::{Grid, CELLS};
+use sudoku_anneal::model::{colour_of, Model};
+use sudoku_anneal::puzzle::{parse_grid, PuzzleReader};
+use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
+
+use crate::util::exact_solve;
+
+/// Grids whose cells are empty `empty_weight` times as often as filled.
+fn arbitrary_grid(empty_weight: u32) -> impl Strategy<Value = Grid> {
+    proptest::collection::vec(prop_oneof![empty_weight => Just(0u8), 1 => 1u8..=9], CELLS).prop_map(|cells| {
+        let mut grid = Grid::empty();
+        grid.cells.copy_from_slice(&cells);
+        grid
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_reader_never_panics_and_counts_every_puzzle_line(bytes in proptest::collection::vec(any::<u8>(), 0..2_000)) {
+        let entries: Vec<_> = PuzzleReader::new(bytes.as_slice()).collect::<Result<_, _>>().unwrap();
+        let lines = bytes.split(|&b| b == b'\n').count();
+        prop_assert!(entries.len() <= lines);
+        prop_assert!(entries.windows(2).all(|w| w[0].line < w[1].line));
+    }
+
+    #[test]
+    fn a_parsed_grid_prints_back_as_its_cells(grid in arbitrary_grid(2), comment in "( #.*)?") {
+        let text = format!("{grid}{comment}");
+        prop_assert_eq!(parse_grid(text.as_bytes()).unwrap(), grid);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// About 5 clues: most grids are consistent and reach the model.
+    #[test]
+    fn the_model_of_any_grid_is_sound(grid in arbitrary_grid(15)) {
+        prop_assume!(check_clues(&grid).is_ok());
+        let solution = exact_solve(&grid);
+        for mode in [Reduce::None, Reduce::Clues, Reduce::Propagate] {
+            let Ok(candidates) = reduce(&grid, mode) else {
+                prop_assert!(solution.is_none(), "{mode:?} reduction called a solvable grid unsolvable");
+                continue;
+            };
+            if candidates.fixed.is_complete() {
+                prop_assert_eq!(Some(&candidates.fixed), solution.as_ref());
+                continue;
+            }
+            let Ok(model) = Model::build(&candidates) else {
+                prop_assert!(solution.is_none(), "{mode:?} model called a solvable grid unsolvable");
+                continue;
+            };
+            prop_assert_eq!(model.energy(&vec![0; model.len()]), model.offset);
+            for i in 0..model.len() {
+                let s = model.spins[i];
+                for (j, _) in model.neighbours_of(i) {
+                    let t = model.spins[j];
+                    prop_assert_ne!(colour_of(s.cell as usize, s.digit as usize), colour_of(t.cell as usize, t.digit as usize));
+                }
+            }
+            if let Some(solution) = &solution {
+                // Reduction is sound: a solution uses only spins that stayed free.
+                let x = model.encode(solution);
+                prop_assert_eq!(x.iter().map(|&b| b as usize).sum::<usize>() + model.fixed.clue_count(), CELLS);
+                prop_assert_eq!(model.energy(&x), 0);
+            }
+        }
+    }
+}
