@@ -6,11 +6,12 @@
 //! 3. [`backend`]: colour-class Metropolis sweeps over all replicas (`cpu` | `gpu`).
 //! 4. [`tempering`]: the temperature ladder and host-side replica exchange.
 //! 5. [`decode`]: spins → grid, and an independent verifier.
-//! 6. [`report`]: one output record per puzzle.
+//! 6. [`report`]: one output record per puzzle; [`bench`]: collection statistics.
 //!
 //! [`solver::solve`] runs stages 2–5 for one puzzle.
 
 pub mod backend;
+pub mod bench;
 pub mod decode;
 pub mod error;
 pub mod export;

@@ -19,7 +19,7 @@ use sudoku_anneal::puzzle::{parse_grid, Entry, PuzzleReader};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 use sudoku_anneal::report::{record, Format, Summary};
 use sudoku_anneal::solver::solve_stream;
-use sudoku_anneal::{export, model::Model, Error, Settings};
+use sudoku_anneal::{bench, export, model::Model, Error, Settings};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -47,6 +47,9 @@ enum Command {
     /// Solve puzzles: one output line per input puzzle, in input order.
     #[command(after_help = EXIT_CODES)]
     Solve(SolveArgs),
+    /// Solve puzzle files on several backends and compare: markdown table,
+    /// optional JSON and time-to-solution plot.
+    Bench(BenchArgs),
     /// Write the model of one puzzle for other annealers.
     Export(ExportArgs),
     /// List the GPU adapters wgpu finds and the one `--backend auto` picks.
@@ -68,14 +71,9 @@ struct ModelArgs {
     reduce: Reduce,
 }
 
+/// Annealing settings shared by `solve` and `bench`.
 #[derive(clap::Args)]
-struct SolveArgs {
-    /// Puzzle strings (81 cells), files of one puzzle per line, or `-` for stdin (the default).
-    inputs: Vec<String>,
-    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
-    backend: BackendChoice,
-    #[arg(long, value_enum, default_value_t = Format::Plain)]
-    format: Format,
+struct SettingsArgs {
     /// Seed of every random stream; the same seed gives the same result.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -88,10 +86,6 @@ struct SolveArgs {
     /// Puzzles annealed at once; a finished one's slot takes the next [default: 1 on the cpu backend, 64 on the gpu backend].
     #[arg(long)]
     batch: Option<usize>,
-    /// Only the puzzles whose index (0-based, over all inputs) is K modulo N,
-    /// e.g. one shard per GPU of a job array; records keep their line numbers.
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
-    shard: Option<Shard>,
     /// Lowest temperature of the geometric ladder.
     #[arg(long, default_value_t = Settings::default().t_min)]
     t_min: f64,
@@ -109,6 +103,45 @@ struct SolveArgs {
     timeout: f64,
     #[command(flatten)]
     model: ModelArgs,
+}
+
+#[derive(clap::Args)]
+struct SolveArgs {
+    /// Puzzle strings (81 cells), files of one puzzle per line, or `-` for stdin (the default).
+    inputs: Vec<String>,
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    backend: BackendChoice,
+    #[arg(long, value_enum, default_value_t = Format::Plain)]
+    format: Format,
+    /// Only the puzzles whose index (0-based, over all inputs) is K modulo N,
+    /// e.g. one shard per GPU of a job array; records keep their line numbers.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    shard: Option<Shard>,
+    #[command(flatten)]
+    settings: SettingsArgs,
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Puzzle files.
+    #[arg(required = true)]
+    files: Vec<String>,
+    /// Backends to compare, comma-separated; each runs every file with the
+    /// same flags (unset ones take that backend's defaults, shown in the report).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "cpu,gpu")]
+    backend: Vec<BackendChoice>,
+    /// Runs per file and backend, with seeds seed, seed + 1, …: per-puzzle
+    /// success probability and TTS99.
+    #[arg(long, default_value_t = 1)]
+    runs: u64,
+    /// Also write the results as JSON here.
+    #[arg(long, value_name = "PATH")]
+    json: Option<String>,
+    /// Also draw time-to-solution CDFs as SVG here.
+    #[arg(long, value_name = "PATH.svg")]
+    plot: Option<String>,
+    #[command(flatten)]
+    settings: SettingsArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -153,13 +186,15 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Solve(args) => run_solve(args),
+        Command::Bench(args) => run_bench(args),
         Command::Export(args) => run_export(args),
         Command::Devices => run_devices(),
     }
 }
 
-impl SolveArgs {
-    fn settings(&self, backend: &dyn Backend) -> anyhow::Result<Settings> {
+impl SettingsArgs {
+    /// The settings for one backend: unset flags take its defaults.
+    fn resolve(&self, backend: &dyn Backend) -> anyhow::Result<Settings> {
         let (on_gpu, defaults) = (backend.name() == "gpu", Settings::default());
         if !(self.timeout >= 0.0 && self.timeout.is_finite()) {
             bail!("--timeout must be a number of seconds >= 0");
@@ -288,7 +323,7 @@ fn progress_bar(inputs: &[String]) -> ProgressBar {
 
 fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let mut backend = make_backend(args.backend)?;
-    let settings = args.settings(backend.as_ref())?;
+    let settings = args.settings.resolve(backend.as_ref())?;
     let inputs = if args.inputs.is_empty() { vec!["-".to_string()] } else { args.inputs.clone() };
     let name = backend.name();
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -329,6 +364,41 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(if summary.all_solved() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    let mut reports = Vec::new();
+    for &choice in &args.backend {
+        let mut backend = make_backend(choice)?;
+        let settings = args.settings.resolve(backend.as_ref())?;
+        // Untimed warm-up: first-use costs of the device belong to no puzzle.
+        solve_stream(entries(&args.files[..1]).take(1), &settings, backend.as_mut(), |_, _| Ok(()), || false)?;
+        for file in &args.files {
+            let mut runs = Vec::new();
+            for seed in (0..args.runs).map(|run| settings.seed + run) {
+                let mut outcomes = Vec::new();
+                let started = Instant::now();
+                let run_settings = Settings { seed, ..settings.clone() };
+                let keep = |_, outcome| {
+                    outcomes.push(outcome);
+                    Ok(())
+                };
+                solve_stream(entries(std::slice::from_ref(file)), &run_settings, backend.as_mut(), keep, || false)?;
+                runs.push(bench::Run { seed, wall_seconds: started.elapsed().as_secs_f64(), outcomes });
+            }
+            eprintln!("sudoku-anneal: bench: {file} on {} done", backend.name());
+            let (backend_name, device) = (backend.name().to_string(), backend.device());
+            reports.push(bench::Report { file: file.clone(), backend: backend_name, device, settings: settings.clone(), runs });
+        }
+    }
+    print!("{}", bench::markdown(&reports));
+    if let Some(path) = &args.json {
+        std::fs::write(path, bench::json(&reports) + "\n").with_context(|| format!("cannot write {path}"))?;
+    }
+    if let Some(path) = &args.plot {
+        bench::plot_svg(&reports, Path::new(path))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_export(args: ExportArgs) -> anyhow::Result<ExitCode> {

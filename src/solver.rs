@@ -28,9 +28,14 @@ pub struct Settings {
     /// Sweeps between two exchange rounds (and zero-energy checks).
     pub exchange_every: u32,
     pub max_sweeps: u32,
+    #[serde(rename = "timeout_seconds", serialize_with = "as_seconds")]
     pub timeout: Option<Duration>,
     pub seed: u64,
     pub reduce: Reduce,
+}
+
+fn as_seconds<S: serde::Serializer>(timeout: &Option<Duration>, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+    serializer.serialize_some(&timeout.map(|t| t.as_secs_f64()))
 }
 
 impl Default for Settings {

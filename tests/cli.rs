@@ -266,3 +266,33 @@ fn ctrl_c_stops_cleanly_with_complete_records_and_a_summary() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("interrupted; the last record printed is for line"), "{stderr}");
 }
+
+#[test]
+fn bench_writes_a_table_json_and_a_plot() {
+    let dir = std::env::temp_dir().join(format!("sudoku-anneal-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (json, svg) = (dir.join("bench.json"), dir.join("tts.svg"));
+    let hard = example("hard.txt");
+    let args = [
+        "bench", hard.to_str().unwrap(), "--backend", "cpu", "--runs", "2", "--max-sweeps", "2000",
+        "--json", json.to_str().unwrap(), "--plot", svg.to_str().unwrap(),
+    ];
+    let out = run(&args, "");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.starts_with("| file | backend | device | puzzles × runs | solved | puzzles/s |"), "{table}");
+    assert!(table.contains("| hard.txt | cpu |") && table.contains("| 5 × 2 |"), "{table}");
+    let reports: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let report = &reports[0];
+    for key in ["solved", "puzzles_per_second", "attempts_per_second", "median_sweeps", "swap_acceptance", "device", "settings"] {
+        assert!(!report[key].is_null(), "missing {key}: {report}");
+    }
+    assert_eq!(report["seeds"], serde_json::json!([0, 1]));
+    assert_eq!(report["settings"]["max_sweeps"], 2000);
+    assert_eq!(report["success_probability"].as_array().unwrap().len(), 5);
+    let solved = report["solved"].as_u64().unwrap();
+    assert!(solved < 10, "a 2,000-sweep budget leaves some hard puzzles unsolved");
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.starts_with("<svg") && plot.contains("hard.txt / cpu"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -124,6 +124,10 @@ impl Backend for CpuBackend {
         "cpu"
     }
 
+    fn device(&self) -> String {
+        format!("{} threads", rayon::current_num_threads())
+    }
+
     fn configure(&mut self, layout: Layout) -> Result<()> {
         self.replicas_per_slot = layout.replicas_per_slot;
         self.slots = vec![None; layout.slots];

@@ -50,6 +50,9 @@ pub trait Backend {
     /// "cpu" or "gpu", as reported to users.
     fn name(&self) -> &'static str;
 
+    /// The hardware, for reports: "2 threads", or the GPU adapter's name.
+    fn device(&self) -> String;
+
     /// Sizes the batch; every slot starts empty (an empty slot does no work).
     fn configure(&mut self, layout: Layout) -> Result<()>;
 

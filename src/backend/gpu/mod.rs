@@ -201,6 +201,10 @@ impl Backend for GpuBackend {
         "gpu"
     }
 
+    fn device(&self) -> String {
+        format!("{} ({})", self.context.adapter.name, self.context.adapter.backend)
+    }
+
     fn configure(&mut self, layout: Layout) -> Result<()> {
         let replicas = layout.replicas();
         let limit = self.context.limits.max_storage_buffer_binding_size as u64;

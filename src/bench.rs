@@ -1,0 +1,226 @@
+//! Benchmark reports (stage 6 for `sudoku-anneal bench`): statistics of
+//! solved collections per backend, as a markdown table, JSON and an SVG plot
+//! of time-to-solution CDFs.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::solver::{Outcome, Settings, Status};
+
+/// One pass over a file: every puzzle's outcome, in input order.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub seed: u64,
+    pub wall_seconds: f64,
+    pub outcomes: Vec<Outcome>,
+}
+
+/// All runs of one file on one backend.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub file: String,
+    pub backend: String,
+    pub device: String,
+    pub settings: Settings,
+    pub runs: Vec<Run>,
+}
+
+/// The figures of a report, over all its runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stats {
+    pub puzzles: usize,
+    pub runs: usize,
+    /// Puzzle-runs solved within the budget.
+    pub solved: usize,
+    pub puzzles_per_second: f64,
+    pub median_seconds: Option<f64>,
+    pub p90_seconds: Option<f64>,
+    pub max_seconds: Option<f64>,
+    pub median_sweeps: Option<u64>,
+    pub attempts_per_second: f64,
+    pub swap_acceptance: f64,
+    /// Per puzzle, over the runs: fraction solved, and the time to solve it
+    /// with 99 % confidence (`t·ln 0.01/ln(1−p)` with t the mean run time;
+    /// with p = 1 the slowest run, as the p99 of fewer than 100 runs).
+    pub success_probability: Vec<f64>,
+    pub tts99_seconds: Vec<Option<f64>>,
+    pub median_tts99_seconds: Option<f64>,
+}
+
+fn median<T: Copy + PartialOrd>(sorted: &[T]) -> Option<T> {
+    sorted.get(sorted.len() / 2).copied()
+}
+
+fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
+    let index = ((q * sorted.len() as f64).ceil() as usize).max(1) - 1;
+    sorted.get(index).copied()
+}
+
+impl Report {
+    pub fn stats(&self) -> Stats {
+        let all: Vec<&Outcome> = self.runs.iter().flat_map(|r| &r.outcomes).collect();
+        let solved: Vec<&Outcome> = all.iter().copied().filter(|o| matches!(o.status, Status::Solved(_))).collect();
+        let mut seconds: Vec<f64> = solved.iter().map(|o| o.seconds).collect();
+        seconds.sort_by(f64::total_cmp);
+        let mut sweeps: Vec<u64> = solved.iter().map(|o| o.sweeps).collect();
+        sweeps.sort_unstable();
+        let wall: f64 = self.runs.iter().map(|r| r.wall_seconds).sum();
+        let swaps: u64 = all.iter().map(|o| o.swap_attempts).sum();
+        let puzzles = self.runs.first().map_or(0, |r| r.outcomes.len());
+        let (mut success_probability, mut tts99_seconds) = (Vec::new(), Vec::new());
+        for puzzle in 0..puzzles {
+            let runs: Vec<&Outcome> = self.runs.iter().map(|r| &r.outcomes[puzzle]).collect();
+            let p = runs.iter().filter(|o| matches!(o.status, Status::Solved(_))).count() as f64 / runs.len() as f64;
+            let mean = runs.iter().map(|o| o.seconds).sum::<f64>() / runs.len() as f64;
+            let slowest = runs.iter().map(|o| o.seconds).fold(0.0, f64::max);
+            success_probability.push(p);
+            tts99_seconds.push(match p {
+                p if p >= 1.0 => Some(slowest),
+                p if p > 0.0 => Some(mean * 0.01f64.ln() / (1.0 - p).ln()),
+                _ => None,
+            });
+        }
+        let mut known: Vec<f64> = tts99_seconds.iter().flatten().copied().collect();
+        known.sort_by(f64::total_cmp);
+        Stats {
+            puzzles,
+            runs: self.runs.len(),
+            solved: solved.len(),
+            puzzles_per_second: if wall > 0.0 { all.len() as f64 / wall } else { 0.0 },
+            median_seconds: median(&seconds),
+            p90_seconds: percentile(&seconds, 0.9),
+            max_seconds: seconds.last().copied(),
+            median_sweeps: median(&sweeps),
+            attempts_per_second: if wall > 0.0 { all.iter().map(|o| o.attempts).sum::<u64>() as f64 / wall } else { 0.0 },
+            swap_acceptance: if swaps > 0 {
+                all.iter().map(|o| o.swap_accepted).sum::<u64>() as f64 / swaps as f64
+            } else {
+                0.0
+            },
+            // Unsolvable in every run counts as slowest, so the median stays honest.
+            median_tts99_seconds: if known.len() == tts99_seconds.len() { median(&known) } else { None },
+            success_probability,
+            tts99_seconds,
+        }
+    }
+}
+
+fn ms(seconds: Option<f64>) -> String {
+    seconds.map_or("–".into(), |s| format!("{:.2}", s * 1e3))
+}
+
+/// One markdown table, a row per report.
+pub fn markdown(reports: &[Report]) -> String {
+    let mut table = String::from(
+        "| file | backend | device | puzzles × runs | solved | puzzles/s | median ms | p90 ms | max ms | median sweeps | attempts/s | swap acceptance | median TTS99 ms |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for report in reports {
+        let s = report.stats();
+        table += &format!(
+            "| {} | {} | {} | {} × {} | {} | {:.1} | {} | {} | {} | {} | {:.3e} | {:.3} | {} |\n",
+            Path::new(&report.file).file_name().map_or(report.file.clone(), |n| n.to_string_lossy().into_owned()),
+            report.backend,
+            report.device,
+            s.puzzles,
+            s.runs,
+            s.solved,
+            s.puzzles_per_second,
+            ms(s.median_seconds),
+            ms(s.p90_seconds),
+            ms(s.max_seconds),
+            s.median_sweeps.map_or("–".into(), |n| n.to_string()),
+            s.attempts_per_second,
+            s.swap_acceptance,
+            ms(s.median_tts99_seconds),
+        );
+    }
+    table
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    file: &'a str,
+    backend: &'a str,
+    device: &'a str,
+    settings: &'a Settings,
+    seeds: Vec<u64>,
+    #[serde(flatten)]
+    stats: Stats,
+}
+
+pub fn json(reports: &[Report]) -> String {
+    let reports: Vec<JsonReport> = reports
+        .iter()
+        .map(|r| JsonReport {
+            file: &r.file,
+            backend: &r.backend,
+            device: &r.device,
+            settings: &r.settings,
+            seeds: r.runs.iter().map(|run| run.seed).collect(),
+            stats: r.stats(),
+        })
+        .collect();
+    serde_json::to_string_pretty(&reports).expect("reports always serialize")
+}
+
+/// Fraction of puzzle-runs solved within t, against t on a log axis: one
+/// line per file and backend.
+pub fn plot_svg(reports: &[Report], path: &Path) -> Result<()> {
+    use plotters::prelude::*;
+    let draw = |err: &dyn std::fmt::Display| Error::Io(std::io::Error::other(format!("cannot draw {}: {err}", path.display())));
+    let series: Vec<(String, Vec<f64>, usize)> = reports
+        .iter()
+        .map(|r| {
+            let mut times: Vec<f64> = r
+                .runs
+                .iter()
+                .flat_map(|run| &run.outcomes)
+                .filter(|o| matches!(o.status, Status::Solved(_)))
+                .map(|o| o.seconds.max(1e-6))
+                .collect();
+            times.sort_by(f64::total_cmp);
+            let total = r.runs.iter().map(|run| run.outcomes.len()).sum();
+            let name = Path::new(&r.file).file_name().map_or(r.file.clone(), |n| n.to_string_lossy().into_owned());
+            (format!("{name} / {} ({})", r.backend, r.device), times, total)
+        })
+        .collect();
+    let lowest = series.iter().filter_map(|(_, t, _)| t.first()).copied().fold(f64::INFINITY, f64::min);
+    let highest = series.iter().filter_map(|(_, t, _)| t.last()).copied().fold(0.0, f64::max);
+    let (lowest, highest) = if lowest.is_finite() { (lowest / 2.0, highest * 2.0) } else { (1e-4, 1.0) };
+    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| draw(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("time to solution", ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(56)
+        .build_cartesian_2d((lowest..highest).log_scale(), 0.0..1.0)
+        .map_err(|e| draw(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("seconds per puzzle (log scale)")
+        .y_desc("fraction solved")
+        .draw()
+        .map_err(|e| draw(&e))?;
+    for (index, (name, times, total)) in series.iter().enumerate() {
+        let colour = Palette99::pick(index).to_rgba();
+        let points = times.iter().enumerate().map(|(i, &t)| (t, (i + 1) as f64 / *total as f64));
+        chart
+            .draw_series(LineSeries::new(points, colour.stroke_width(2)))
+            .map_err(|e| draw(&e))?
+            .label(name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| draw(&e))?;
+    root.present().map_err(|e| draw(&e))?;
+    Ok(())
+}
