@@ -8,7 +8,7 @@
 # `run` writes every log under $OUT: devices, the criterion sweep bench at
 # four replica counts, and the time-to-solution figures of BENCHMARKS.md
 # (hardest-100 one at a time, hardest-1,000 and top1465 batched, Inkala
-# after a warm-up puzzle over 16 seeds).
+# after a warm-up puzzle over 16 seeds), and `bench` CPU vs GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +23,7 @@ prepare)
     awk '!/^#/ && n < 1000 { print; n++ }' "../shared/puzzles/puzzles5_forum_hardest_1905_11+" > .device/hardest1000.txt
     head -100 .device/hardest1000.txt > .device/hardest100.txt
     grep -v '^#' ../shared/puzzles/puzzles3_magictour_top1465 | grep . > .device/top1465.txt
+    cp examples/hard.txt .device/
     grep -e 'Golden Nugget' -e 'Inkala 2012' examples/hard.txt | sort | cut -c1-81 > .device/warm-inkala.txt
     du -sh .device
     ;;
@@ -64,6 +65,9 @@ PY
         $bin solve --backend gpu --seed "$seed" --format jsonl .device/warm-inkala.txt 2>/dev/null | tail -1
     done > "$out/inkala.jsonl"
     stats "$out/inkala.jsonl" "inkala after golden nugget, seeds 0-15"
+    # CPU (the device machine's cores) and GPU side by side, each at its defaults.
+    $bin bench .device/hard.txt .device/hardest100.txt --backend cpu,gpu --runs 3 \
+        --json "$out/bench.json" --plot "$out/bench.svg" | tee "$out/bench.md"
     ;;
 *)
     echo "usage: $0 prepare|run" >&2
