@@ -296,3 +296,34 @@ fn bench_writes_a_table_json_and_a_plot() {
     assert!(plot.starts_with("<svg") && plot.contains("hard.txt / cpu"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn no_usable_adapter_is_exit_2_for_gpu_and_a_fallback_for_auto() {
+    if cfg!(target_os = "macos") {
+        return;
+    }
+    // wgpu then looks for Metal adapters only, which Linux and Windows lack.
+    let without_adapter = |backend: &str| {
+        Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+            .args(["solve", "--backend", backend, EASY])
+            .env("WGPU_BACKEND", "metal")
+            .output()
+            .unwrap()
+    };
+    let gpu = without_adapter("gpu");
+    assert_eq!(gpu.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&gpu.stderr).contains("error: no usable GPU adapter"));
+    assert!(gpu.stdout.is_empty());
+    let auto = without_adapter("auto");
+    assert_eq!(auto.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&auto.stderr).contains("auto picked the cpu backend"));
+    assert_eq!(stdout_lines(&auto), vec![EASY_SOLUTION]);
+}
+
+#[test]
+fn a_tiny_timeout_ends_every_puzzle_with_a_record() {
+    let input = format!("{INKALA}\n").repeat(5);
+    let out = run(&["solve", "--backend", "cpu", "--timeout", "0.001", "--max-sweeps", "4000000000"], &input);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout_lines(&out), vec![format!("{INKALA} # unsolved"); 5]);
+}
