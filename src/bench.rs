@@ -41,6 +41,8 @@ pub struct Stats {
     pub median_sweeps: Option<u64>,
     pub attempts_per_second: f64,
     pub swap_acceptance: f64,
+    /// Acceptance of each adjacent pair of rungs, coldest pair first.
+    pub swap_acceptance_per_pair: Vec<f64>,
     /// Per puzzle, over the runs: fraction solved, and the time to solve it
     /// with 99 % confidence (`t·ln 0.01/ln(1−p)` with t the mean run time;
     /// with p = 1 the slowest run, as the p99 of fewer than 100 runs).
@@ -67,7 +69,13 @@ impl Report {
         let mut sweeps: Vec<u64> = solved.iter().map(|o| o.sweeps).collect();
         sweeps.sort_unstable();
         let wall: f64 = self.runs.iter().map(|r| r.wall_seconds).sum();
-        let swaps: u64 = all.iter().map(|o| o.swap_attempts).sum();
+        let pairs = all.iter().map(|o| o.swap_attempts.len()).max().unwrap_or(0);
+        let (mut attempts, mut accepted) = (vec![0u64; pairs], vec![0u64; pairs]);
+        for outcome in &all {
+            attempts.iter_mut().zip(&outcome.swap_attempts).for_each(|(sum, n)| *sum += n);
+            accepted.iter_mut().zip(&outcome.swap_accepted).for_each(|(sum, n)| *sum += n);
+        }
+        let fraction = |accepted: u64, attempts: u64| if attempts > 0 { accepted as f64 / attempts as f64 } else { 0.0 };
         let puzzles = self.runs.first().map_or(0, |r| r.outcomes.len());
         let (mut success_probability, mut tts99_seconds) = (Vec::new(), Vec::new());
         for puzzle in 0..puzzles {
@@ -94,11 +102,8 @@ impl Report {
             max_seconds: seconds.last().copied(),
             median_sweeps: median(&sweeps),
             attempts_per_second: if wall > 0.0 { all.iter().map(|o| o.attempts).sum::<u64>() as f64 / wall } else { 0.0 },
-            swap_acceptance: if swaps > 0 {
-                all.iter().map(|o| o.swap_accepted).sum::<u64>() as f64 / swaps as f64
-            } else {
-                0.0
-            },
+            swap_acceptance: fraction(accepted.iter().sum(), attempts.iter().sum()),
+            swap_acceptance_per_pair: accepted.iter().zip(&attempts).map(|(&a, &n)| fraction(a, n)).collect(),
             // Unsolvable in every run counts as slowest, so the median stays honest.
             median_tts99_seconds: if known.len() == tts99_seconds.len() { median(&known) } else { None },
             success_probability,

@@ -89,11 +89,12 @@ pub struct Outcome {
     /// Sweeps run per replica (0 when reduction alone decided it).
     pub sweeps: u64,
     pub seconds: f64,
-    pub free_spins: usize,
     /// Metropolis attempts over all replicas: sweeps × replicas × free spins.
     pub attempts: u64,
-    pub swap_attempts: u64,
-    pub swap_accepted: u64,
+    /// Exchange proposals and acceptances of each adjacent pair of rungs
+    /// (rung k with k + 1), summed over the puzzle's ladders.
+    pub swap_attempts: Vec<u64>,
+    pub swap_accepted: Vec<u64>,
 }
 
 impl Outcome {
@@ -107,10 +108,9 @@ impl Outcome {
             status,
             sweeps: 0,
             seconds: started.elapsed().as_secs_f64(),
-            free_spins: 0,
             attempts: 0,
-            swap_attempts: 0,
-            swap_accepted: 0,
+            swap_attempts: Vec::new(),
+            swap_accepted: Vec::new(),
         }
     }
 }
@@ -264,15 +264,23 @@ pub fn solve_stream(
                     status,
                     sweeps: active.sweeps as u64,
                     seconds: active.started.elapsed().as_secs_f64(),
-                    free_spins: active.model.len(),
                     attempts: active.sweeps as u64 * per_slot as u64 * active.model.len() as u64,
-                    swap_attempts: active.exchanges.iter().flat_map(|e| &e.attempts).sum(),
-                    swap_accepted: active.exchanges.iter().flat_map(|e| &e.accepted).sum(),
+                    swap_attempts: per_pair(&active.exchanges, |e| &e.attempts),
+                    swap_accepted: per_pair(&active.exchanges, |e| &e.accepted),
                 };
                 pending.insert(active.sequence, (active.entry, outcome));
             }
         }
     }
+}
+
+/// A per-pair statistic summed over ladders.
+fn per_pair(exchanges: &[Exchange], field: impl Fn(&Exchange) -> &Vec<u64>) -> Vec<u64> {
+    let mut sums = vec![0; exchanges.first().map_or(0, |e| field(e).len())];
+    for exchange in exchanges {
+        sums.iter_mut().zip(field(exchange)).for_each(|(sum, n)| *sum += n);
+    }
+    sums
 }
 
 /// Solves one puzzle on its own.

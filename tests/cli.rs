@@ -290,6 +290,10 @@ fn bench_writes_a_table_json_and_a_plot() {
     assert_eq!(report["seeds"], serde_json::json!([0, 1]));
     assert_eq!(report["settings"]["max_sweeps"], 2000);
     assert_eq!(report["success_probability"].as_array().unwrap().len(), 5);
+    // 16 rungs by default: 15 adjacent pairs, each proposed and sometimes accepted.
+    let pairs = report["swap_acceptance_per_pair"].as_array().unwrap();
+    assert_eq!(pairs.len(), 15);
+    assert!(pairs.iter().all(|p| (0.0..=1.0).contains(&p.as_f64().unwrap())));
     let solved = report["solved"].as_u64().unwrap();
     assert!(solved < 10, "a 2,000-sweep budget leaves some hard puzzles unsolved");
     let plot = std::fs::read_to_string(&svg).unwrap();
