@@ -75,7 +75,8 @@ impl Report {
             attempts.iter_mut().zip(&outcome.swap_attempts).for_each(|(sum, n)| *sum += n);
             accepted.iter_mut().zip(&outcome.swap_accepted).for_each(|(sum, n)| *sum += n);
         }
-        let fraction = |accepted: u64, attempts: u64| if attempts > 0 { accepted as f64 / attempts as f64 } else { 0.0 };
+        let fraction =
+            |accepted: u64, attempts: u64| if attempts > 0 { accepted as f64 / attempts as f64 } else { 0.0 };
         let puzzles = self.runs.first().map_or(0, |r| r.outcomes.len());
         let (mut success_probability, mut tts99_seconds) = (Vec::new(), Vec::new());
         for puzzle in 0..puzzles {
@@ -101,7 +102,11 @@ impl Report {
             p90_seconds: percentile(&seconds, 0.9),
             max_seconds: seconds.last().copied(),
             median_sweeps: median(&sweeps),
-            attempts_per_second: if wall > 0.0 { all.iter().map(|o| o.attempts).sum::<u64>() as f64 / wall } else { 0.0 },
+            attempts_per_second: if wall > 0.0 {
+                all.iter().map(|o| o.attempts).sum::<u64>() as f64 / wall
+            } else {
+                0.0
+            },
             swap_acceptance: fraction(accepted.iter().sum(), attempts.iter().sum()),
             swap_acceptance_per_pair: accepted.iter().zip(&attempts).map(|(&a, &n)| fraction(a, n)).collect(),
             // Unsolvable in every run counts as slowest, so the median stays honest.
@@ -175,7 +180,9 @@ pub fn json(reports: &[Report]) -> String {
 /// line per file and backend.
 pub fn plot_svg(reports: &[Report], path: &Path) -> Result<()> {
     use plotters::prelude::*;
-    let draw = |err: &dyn std::fmt::Display| Error::Io(std::io::Error::other(format!("cannot draw {}: {err}", path.display())));
+    let draw = |err: &dyn std::fmt::Display| {
+        Error::Io(std::io::Error::other(format!("cannot draw {}: {err}", path.display())))
+    };
     let series: Vec<(String, Vec<f64>, usize)> = reports
         .iter()
         .map(|r| {

@@ -45,11 +45,7 @@ impl Grid {
 /// 81 characters, digits for filled cells and `.` for empty ones.
 impl fmt::Display for Grid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text: String = self
-            .cells
-            .iter()
-            .map(|&d| if d == 0 { '.' } else { char::from(b'0' + d) })
-            .collect();
+        let text: String = self.cells.iter().map(|&d| if d == 0 { '.' } else { char::from(b'0' + d) }).collect();
         f.write_str(&text)
     }
 }

@@ -3,10 +3,10 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -205,7 +205,11 @@ impl SettingsArgs {
             batch: self.batch.unwrap_or(if on_gpu { GPU_BATCH } else { defaults.batch }),
             t_min: self.t_min,
             t_max: self.t_max,
-            exchange_every: self.exchange_every.unwrap_or(if on_gpu { GPU_EXCHANGE_EVERY } else { defaults.exchange_every }),
+            exchange_every: self.exchange_every.unwrap_or(if on_gpu {
+                GPU_EXCHANGE_EVERY
+            } else {
+                defaults.exchange_every
+            }),
             max_sweeps: self.max_sweeps,
             timeout: (self.timeout > 0.0).then(|| Duration::from_secs_f64(self.timeout)),
             seed: self.seed,
@@ -260,7 +264,11 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
     let usage = || format!("expected K/N with 0 <= K < N, got {text:?}");
     let (index, count) = text.split_once('/').ok_or_else(usage)?;
     let shard = Shard { index: index.parse().map_err(|_| usage())?, count: count.parse().map_err(|_| usage())? };
-    if shard.index < shard.count { Ok(shard) } else { Err(usage()) }
+    if shard.index < shard.count {
+        Ok(shard)
+    } else {
+        Err(usage())
+    }
 }
 
 /// The lines of one command-line input. An argument is a puzzle when it is
@@ -388,7 +396,13 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
             }
             eprintln!("sudoku-anneal: bench: {file} on {} done", backend.name());
             let (backend_name, device) = (backend.name().to_string(), backend.device());
-            reports.push(bench::Report { file: file.clone(), backend: backend_name, device, settings: settings.clone(), runs });
+            reports.push(bench::Report {
+                file: file.clone(),
+                backend: backend_name,
+                device,
+                settings: settings.clone(),
+                runs,
+            });
         }
     }
     print!("{}", bench::markdown(&reports));
@@ -403,7 +417,8 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
 
 fn run_export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let grid = parse_grid(args.puzzle.as_bytes()).context("the puzzle is not valid")?;
-    let candidates = check_clues(&grid).and_then(|()| reduce(&grid, args.model.reduce)).context("the puzzle is not valid")?;
+    let candidates =
+        check_clues(&grid).and_then(|()| reduce(&grid, args.model.reduce)).context("the puzzle is not valid")?;
     let model = Model::build(&candidates).context("the puzzle is not valid")?;
     let text = match args.format {
         ExportFormat::BqmJson => export::bqm_json(&model),

@@ -96,11 +96,7 @@ impl<R: BufRead> PuzzleReader<R> {
             let text = if self.csv { text.split(|&b| b == b',').next().unwrap_or(text) } else { text };
             let grid = parse_grid(text);
             let shown = if grid.is_ok() { &text[..CELLS] } else { text };
-            return Ok(Some(Entry {
-                line: self.line,
-                text: String::from_utf8_lossy(shown).into_owned(),
-                grid,
-            }));
+            return Ok(Some(Entry { line: self.line, text: String::from_utf8_lossy(shown).into_owned(), grid }));
         }
     }
 }

@@ -150,4 +150,3 @@ fn propagate(candidates: &mut Candidates) -> Result<(), PuzzleError> {
         }
     }
 }
-

@@ -207,9 +207,11 @@ pub fn solve_stream(
                     },
                 };
                 let table_len = (model.max_abs_field() / 2 + 1) as usize;
-                let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: settings.seed };
+                let problem =
+                    Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: settings.seed };
                 backend.load(slot, &problem)?;
-                let exchanges = (0..settings.ladders as u32).map(|index| Exchange::new(&ladder, settings.seed, index)).collect();
+                let exchanges =
+                    (0..settings.ladders as u32).map(|index| Exchange::new(&ladder, settings.seed, index)).collect();
                 *active = Some(Active { sequence, entry, model, exchanges, sweeps: 0, started });
             }
         }

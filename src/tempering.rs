@@ -95,7 +95,11 @@ impl Exchange {
 
     /// Accepted fraction of proposals for each adjacent pair.
     pub fn acceptance(&self) -> Vec<f64> {
-        self.attempts.iter().zip(&self.accepted).map(|(&n, &a)| if n == 0 { 0.0 } else { a as f64 / n as f64 }).collect()
+        self.attempts
+            .iter()
+            .zip(&self.accepted)
+            .map(|(&n, &a)| if n == 0 { 0.0 } else { a as f64 / n as f64 })
+            .collect()
     }
 }
 

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use crate::util::{example, exact_solve, grid, EASY, EASY_SOLUTION, INKALA};
+use crate::util::{exact_solve, example, grid, EASY, EASY_SOLUTION, INKALA};
 
 fn run(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
@@ -56,10 +56,12 @@ fn parse_errors_exit_1_and_name_the_line() {
 fn one_record_per_puzzle_in_input_order() {
     let conflicting = format!("55{}", &EASY[2..]);
     let input = format!("{INKALA}\n\n# skip\n{conflicting}\nnot a puzzle\n{EASY} # trailing comment\n");
-    let out = run(&["solve", "--backend", "cpu", "--reduce", "propagate", "--max-sweeps", "5", "--format", "jsonl", "-"], &input);
+    let out = run(
+        &["solve", "--backend", "cpu", "--reduce", "propagate", "--max-sweeps", "5", "--format", "jsonl", "-"],
+        &input,
+    );
     assert_eq!(out.status.code(), Some(1));
-    let records: Vec<serde_json::Value> =
-        stdout_lines(&out).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let records: Vec<serde_json::Value> = stdout_lines(&out).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
     let summary: Vec<(u64, &str)> =
         records.iter().map(|r| (r["line"].as_u64().unwrap(), r["status"].as_str().unwrap())).collect();
     assert_eq!(summary, vec![(1, "unsolved"), (4, "invalid"), (5, "invalid"), (6, "solved")]);
@@ -134,7 +136,10 @@ fn batching_changes_neither_results_nor_order() {
     let one_at_a_time = run_with("1");
     assert_eq!(one_at_a_time.len(), 8);
     let statuses: Vec<&str> = one_at_a_time.iter().map(|r| r["status"].as_str().unwrap()).collect();
-    assert!(statuses.contains(&"solved") && statuses.contains(&"unsolved") && statuses.contains(&"invalid"), "{statuses:?}");
+    assert!(
+        statuses.contains(&"solved") && statuses.contains(&"unsolved") && statuses.contains(&"invalid"),
+        "{statuses:?}"
+    );
     assert_eq!(run_with("3"), one_at_a_time);
     assert_eq!(run_with("8"), one_at_a_time);
 }
@@ -274,8 +279,18 @@ fn bench_writes_a_table_json_and_a_plot() {
     let (json, svg) = (dir.join("bench.json"), dir.join("tts.svg"));
     let hard = example("hard.txt");
     let args = [
-        "bench", hard.to_str().unwrap(), "--backend", "cpu", "--runs", "2", "--max-sweeps", "2000",
-        "--json", json.to_str().unwrap(), "--plot", svg.to_str().unwrap(),
+        "bench",
+        hard.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "--runs",
+        "2",
+        "--max-sweeps",
+        "2000",
+        "--json",
+        json.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
     ];
     let out = run(&args, "");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
@@ -284,7 +299,15 @@ fn bench_writes_a_table_json_and_a_plot() {
     assert!(table.contains("| hard.txt | cpu |") && table.contains("| 5 × 2 |"), "{table}");
     let reports: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let report = &reports[0];
-    for key in ["solved", "puzzles_per_second", "attempts_per_second", "median_sweeps", "swap_acceptance", "device", "settings"] {
+    for key in [
+        "solved",
+        "puzzles_per_second",
+        "attempts_per_second",
+        "median_sweeps",
+        "swap_acceptance",
+        "device",
+        "settings",
+    ] {
         assert!(!report[key].is_null(), "missing {key}: {report}");
     }
     assert_eq!(report["seeds"], serde_json::json!([0, 1]));

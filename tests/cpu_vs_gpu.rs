@@ -38,7 +38,8 @@ fn assert_twins(models: [&Model; 3], rounds: u32, counts: (u32, u32)) {
     let mut cpu = CpuBackend::new();
     let ladder = Ladder::geometric(RUNGS, 0.3, 3.0);
     let layout = Layout { slots: 2, replicas_per_slot: PER_SLOT, rungs: RUNGS };
-    let mut exchanges: Vec<Exchange> = (0..2 * PER_SLOT as u32 / RUNGS as u32).map(|i| Exchange::new(&ladder, 42, i)).collect();
+    let mut exchanges: Vec<Exchange> =
+        (0..2 * PER_SLOT as u32 / RUNGS as u32).map(|i| Exchange::new(&ladder, 42, i)).collect();
     for backend in [&mut cpu as &mut dyn Backend, &mut gpu] {
         backend.configure(layout).unwrap();
         backend.load(0, &problem(models[0], &ladder, 42)).unwrap();

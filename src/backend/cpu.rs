@@ -142,12 +142,8 @@ impl Backend for CpuBackend {
         for (r, replica) in self.replicas[first..first + self.replicas_per_slot].iter_mut().enumerate() {
             *replica = Replica::new(&model, problem.seed, r as u32);
         }
-        self.slots[slot] = Some(Slot {
-            model,
-            thresholds: problem.thresholds.clone(),
-            table_len: problem.table_len,
-            sweeps_done: 0,
-        });
+        self.slots[slot] =
+            Some(Slot { model, thresholds: problem.thresholds.clone(), table_len: problem.table_len, sweeps_done: 0 });
         Ok(())
     }
 

@@ -95,7 +95,10 @@ impl GpuContext {
             .ok_or_else(|| {
                 Error::NoAdapter(match choice {
                     AdapterChoice::Hardware => "no hardware GPU with compute shaders found".into(),
-                    AdapterChoice::Any => "no adapter with compute shaders found (install a Vulkan driver, e.g. mesa-vulkan-drivers)".into(),
+                    AdapterChoice::Any => {
+                        "no adapter with compute shaders found (install a Vulkan driver, e.g. mesa-vulkan-drivers)"
+                            .into()
+                    }
                 })
             })?;
         let limits = adapter.limits();
@@ -161,21 +164,31 @@ impl GpuBackend {
 
     /// Submits `encoder` plus a copy of `count` words of `source` from word
     /// `start` into the readback buffer, waits, and returns those words.
-    fn submit_and_read(&self, mut encoder: wgpu::CommandEncoder, source: &wgpu::Buffer, start: u64, count: u64) -> Result<Vec<u32>> {
+    fn submit_and_read(
+        &self,
+        mut encoder: wgpu::CommandEncoder,
+        source: &wgpu::Buffer,
+        start: u64,
+        count: u64,
+    ) -> Result<Vec<u32>> {
         let (device, queue) = (&self.context.device, &self.context.queue);
-        let readback = &self.batch.as_ref().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))?.readback;
+        let readback =
+            &self.batch.as_ref().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))?.readback;
         encoder.copy_buffer_to_buffer(source, start * 4, readback, 0, count * 4);
         queue.submit([encoder.finish()]);
         let slice = readback.slice(..count * 4);
         let (sender, receiver) = mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |result| drop(sender.send(result)));
-        device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
         receiver
             .recv()
             .map_err(|_| Error::Gpu("the readback never completed".into()))?
             .map_err(|e| Error::Gpu(format!("cannot map the readback buffer: {e}")))?;
         let words = {
-            let view = slice.get_mapped_range().map_err(|e| Error::Gpu(format!("cannot read the readback buffer: {e}")))?;
+            let view =
+                slice.get_mapped_range().map_err(|e| Error::Gpu(format!("cannot read the readback buffer: {e}")))?;
             bytemuck::cast_slice(&view).to_vec()
         };
         readback.unmap();
@@ -207,11 +220,13 @@ impl Backend for GpuBackend {
 
     fn configure(&mut self, layout: Layout) -> Result<()> {
         let replicas = layout.replicas();
-        let limit = self.context.limits.max_storage_buffer_binding_size as u64;
+        let limit = self.context.limits.max_storage_buffer_binding_size;
         let largest = (CONSTRAINTS * replicas * 4) as u64;
         if largest > limit || replicas > u32::MAX as usize / CONSTRAINTS {
             let most = limit / (CONSTRAINTS as u64 * 4);
-            return Err(Error::Settings(format!("{replicas} replicas in flight exceed this adapter's buffer limit; at most {most}")));
+            return Err(Error::Settings(format!(
+                "{replicas} replicas in flight exceed this adapter's buffer limit; at most {most}"
+            )));
         }
         let device = &self.context.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -241,12 +256,24 @@ impl Backend for GpuBackend {
         let cells = buffer("cells", replicas * CELLS, readable);
         let energies = buffer("energies", replicas, readable);
         let readback = buffer("readback", replicas.max(CELLS), wgpu::BufferUsages::MAP_READ);
-        let buffers =
-            [&params_buffer, &slots_buffer, &spin_data, &thresholds, &rungs, &initial_totals, &totals, &cells, &energies];
+        let buffers = [
+            &params_buffer,
+            &slots_buffer,
+            &spin_data,
+            &thresholds,
+            &rungs,
+            &initial_totals,
+            &totals,
+            &cells,
+            &energies,
+        ];
         let entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
-            .map(|(binding, buffer)| wgpu::BindGroupEntry { binding: binding as u32, resource: buffer.as_entire_binding() })
+            .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                binding: binding as u32,
+                resource: buffer.as_entire_binding(),
+            })
             .collect();
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("sweep"),
