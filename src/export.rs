@@ -1,36 +1,89 @@
-//! Export of the exact model the engine anneals, for other annealers.
+//! Export of the exact model the engine anneals, for other annealers
+//! (dwave-samplers, OpenJij, hardware Ising machines).
+//!
+//! Every format carries the free spins' map back to the board: free spin
+//! `i` is "cell `variables[i].0` (0-based, row-major) holds digit
+//! `variables[i].1`", and the known cells. The energy is 0 exactly on the
+//! puzzle's solutions.
+
+use std::fmt::Write;
 
 use serde::Serialize;
 
 use crate::model::Model;
 
-/// A binary quadratic model as JSON: energy
-/// `offset + Σ linear[i]·x_i + Σ J·x_i·x_j` over `quadratic` entries
-/// `[i, j, J]` with `i < j`; `variables[i]` is `[cell, digit]` (0-based
-/// cell, digit 1..=9) of free spin `i`; `fixed` the known cells.
+/// A binary quadratic model as JSON: energy `offset + Σ linear[i]·v_i +
+/// Σ J·v_i·v_j` over `quadratic` entries `[i, j, J]` with `i < j`, where v
+/// is x ∈ {0, 1} (`vartype` BINARY) or s ∈ {−1, +1} (SPIN).
 #[derive(Serialize)]
-struct BqmJson {
+struct BqmJson<T> {
     vartype: &'static str,
     num_variables: usize,
-    offset: i32,
-    linear: Vec<i32>,
-    quadratic: Vec<(usize, usize, i32)>,
+    offset: T,
+    linear: Vec<T>,
+    quadratic: Vec<(usize, usize, T)>,
     variables: Vec<(u16, u16)>,
     fixed: String,
 }
 
-pub fn bqm_json(model: &Model) -> String {
-    let quadratic = (0..model.len())
-        .flat_map(|i| model.neighbours_of(i).filter(move |&(j, _)| j > i).map(move |(j, c)| (i, j, c)))
-        .collect();
-    let json = BqmJson {
-        vartype: "BINARY",
+fn couplings(model: &Model) -> impl Iterator<Item = (usize, usize, i32)> + '_ {
+    (0..model.len()).flat_map(move |i| model.neighbours_of(i).filter(move |&(j, _)| j > i).map(move |(j, c)| (i, j, c)))
+}
+
+fn bqm<T>(
+    model: &Model,
+    vartype: &'static str,
+    offset: T,
+    linear: Vec<T>,
+    quadratic: Vec<(usize, usize, T)>,
+) -> BqmJson<T> {
+    BqmJson {
+        vartype,
         num_variables: model.len(),
-        offset: model.offset,
-        linear: model.field.clone(),
+        offset,
+        linear,
         quadratic,
         variables: model.spins.iter().map(|s| (s.cell, s.digit + 1)).collect(),
         fixed: model.fixed.to_string(),
-    };
+    }
+}
+
+/// The model in 0/1 variables, as the engine holds it.
+pub fn bqm_json(model: &Model) -> String {
+    let json = bqm(model, "BINARY", model.offset, model.field.clone(), couplings(model).collect());
     serde_json::to_string(&json).expect("a model always serializes")
+}
+
+/// The same model in ±1 spins: with x = (s + 1)/2,
+/// `h_i = linear_i/2 + Σ_j J_ij/4`, `J'_ij = J_ij/4`,
+/// `offset' = offset + Σ linear_i/2 + Σ_{i<j} J_ij/4`.
+pub fn ising_json(model: &Model) -> String {
+    let quarter = |c: i32| c as f64 / 4.0;
+    let linear = (0..model.len())
+        .map(|i| model.field[i] as f64 / 2.0 + model.neighbours_of(i).map(|(_, c)| quarter(c)).sum::<f64>())
+        .collect();
+    let offset = model.offset as f64
+        + model.field.iter().map(|&h| h as f64 / 2.0).sum::<f64>()
+        + couplings(model).map(|(_, _, c)| quarter(c)).sum::<f64>();
+    let quadratic = couplings(model).map(|(i, j, c)| (i, j, quarter(c))).collect();
+    serde_json::to_string(&bqm(model, "SPIN", offset, linear, quadratic)).expect("a model always serializes")
+}
+
+/// Plain text: `offset N`, one `var i cell digit` line per variable, then
+/// `i j q` lines (i ≤ j; i = j is the linear term) of E = offset + Σ q·x_i·x_j.
+pub fn qubo_text(model: &Model) -> String {
+    let mut text = String::new();
+    let _ = writeln!(text, "# sudoku-anneal QUBO, x in {{0,1}}: E(x) = offset + sum over 'i j q' lines of q*x_i*x_j; E = 0 exactly on solutions");
+    let _ = writeln!(text, "# var lines: variable, cell (0-based, row-major), digit; known cells: {}", model.fixed);
+    let _ = writeln!(text, "offset {}", model.offset);
+    for (i, s) in model.spins.iter().enumerate() {
+        let _ = writeln!(text, "var {i} {} {}", s.cell, s.digit + 1);
+    }
+    for (i, &h) in model.field.iter().enumerate() {
+        let _ = writeln!(text, "{i} {i} {h}");
+    }
+    for (i, j, c) in couplings(model) {
+        let _ = writeln!(text, "{i} {j} {c}");
+    }
+    text
 }

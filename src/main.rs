@@ -146,8 +146,12 @@ struct BenchArgs {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum ExportFormat {
-    /// JSON: offset, linear, quadratic [i, j, J], variables [cell, digit].
+    /// JSON, 0/1 variables: offset, linear, quadratic [i, j, J], variables [cell, digit].
     BqmJson,
+    /// Text: `offset N`, `var i cell digit` lines, then `i j q` lines (i = j: linear).
+    Qubo,
+    /// JSON like bqm-json in ±1 spins (s = 2x − 1).
+    Ising,
 }
 
 #[derive(clap::Args)]
@@ -421,11 +425,13 @@ fn run_export(args: ExportArgs) -> anyhow::Result<ExitCode> {
         check_clues(&grid).and_then(|()| reduce(&grid, args.model.reduce)).context("the puzzle is not valid")?;
     let model = Model::build(&candidates).context("the puzzle is not valid")?;
     let text = match args.format {
-        ExportFormat::BqmJson => export::bqm_json(&model),
+        ExportFormat::BqmJson => export::bqm_json(&model) + "\n",
+        ExportFormat::Qubo => export::qubo_text(&model),
+        ExportFormat::Ising => export::ising_json(&model) + "\n",
     };
     match &args.output {
-        Some(path) => std::fs::write(path, text + "\n").with_context(|| format!("cannot write {path}"))?,
-        None => writeln!(io::stdout(), "{text}")?,
+        Some(path) => std::fs::write(path, text).with_context(|| format!("cannot write {path}"))?,
+        None => io::stdout().write_all(text.as_bytes())?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -90,32 +90,67 @@ fn missing_file_and_bad_settings_exit_2() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-#[test]
-fn exported_model_gives_the_solution_zero_energy() {
-    let out = run(&["export", INKALA], "");
-    assert_eq!(out.status.code(), Some(0));
-    let bqm: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+/// The solution's spins in the exported variable order, 0/1.
+fn solution_spins(variables: &[(u64, u64)]) -> Vec<i64> {
     let solution = exact_solve(&grid(INKALA)).unwrap();
-    let x: Vec<i64> = bqm["variables"]
+    variables.iter().map(|&(cell, digit)| i64::from(solution.cells[cell as usize] as u64 == digit)).collect()
+}
+
+fn export(format: &str) -> Vec<u8> {
+    let out = run(&["export", "--format", format, INKALA], "");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+/// Energy of a JSON model (bqm-json or ising) at `v`.
+fn json_energy(bqm: &serde_json::Value, v: &[f64]) -> f64 {
+    let linear: f64 = bqm["linear"].as_array().unwrap().iter().zip(v).map(|(h, vi)| h.as_f64().unwrap() * vi).sum();
+    let quadratic: f64 = bqm["quadratic"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|v| i64::from(solution.cells[v[0].as_u64().unwrap() as usize] as u64 == v[1].as_u64().unwrap()))
-        .collect();
-    let energy = |x: &[i64]| {
-        let linear: i64 = bqm["linear"].as_array().unwrap().iter().zip(x).map(|(h, xi)| h.as_i64().unwrap() * xi).sum();
-        let quadratic: i64 = bqm["quadratic"]
+        .map(|t| t[2].as_f64().unwrap() * v[t[0].as_u64().unwrap() as usize] * v[t[1].as_u64().unwrap() as usize])
+        .sum();
+    bqm["offset"].as_f64().unwrap() + linear + quadratic
+}
+
+#[test]
+fn every_export_format_gives_the_solution_zero_energy_and_a_corruption_more() {
+    for (format, spin) in [("bqm-json", false), ("ising", true)] {
+        let bqm: serde_json::Value = serde_json::from_slice(&export(format)).unwrap();
+        assert_eq!(bqm["vartype"], if spin { "SPIN" } else { "BINARY" });
+        let variables: Vec<(u64, u64)> = bqm["variables"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|t| t[2].as_i64().unwrap() * x[t[0].as_u64().unwrap() as usize] * x[t[1].as_u64().unwrap() as usize])
-            .sum();
-        bqm["offset"].as_i64().unwrap() + linear + quadratic
-    };
+            .map(|v| (v[0].as_u64().unwrap(), v[1].as_u64().unwrap()))
+            .collect();
+        let to_value = |x: i64| if spin { 2.0 * x as f64 - 1.0 } else { x as f64 };
+        let mut v: Vec<f64> = solution_spins(&variables).into_iter().map(to_value).collect();
+        assert_eq!(json_energy(&bqm, &v), 0.0, "{format}");
+        v[0] = if spin { -v[0] } else { 1.0 - v[0] };
+        assert!(json_energy(&bqm, &v) > 0.0, "{format}");
+    }
+
+    let text = String::from_utf8(export("qubo")).unwrap();
+    let mut variables = Vec::new();
+    let (mut offset, mut terms) = (0i64, Vec::new());
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words[..] {
+            ["offset", n] => offset = n.parse().unwrap(),
+            ["var", _, cell, digit] => variables.push((cell.parse().unwrap(), digit.parse().unwrap())),
+            [i, j, q] => {
+                terms.push((i.parse::<usize>().unwrap(), j.parse::<usize>().unwrap(), q.parse::<i64>().unwrap()))
+            }
+            _ => panic!("unexpected line {line:?}"),
+        }
+    }
+    let energy = |x: &[i64]| offset + terms.iter().map(|&(i, j, q)| q * x[i] * x[j]).sum::<i64>();
+    let mut x = solution_spins(&variables);
     assert_eq!(energy(&x), 0);
-    let mut corrupted = x.clone();
-    corrupted[0] ^= 1;
-    assert!(energy(&corrupted) > 0);
+    x[0] ^= 1;
+    assert!(energy(&x) > 0);
 }
 
 #[test]
