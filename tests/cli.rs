@@ -389,3 +389,25 @@ fn a_tiny_timeout_ends_every_puzzle_with_a_record() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout_lines(&out), vec![format!("{INKALA} # unsolved"); 5]);
 }
+
+#[test]
+fn consistent_clues_without_solution_are_invalid_under_propagation_and_unsolved_otherwise() {
+    // The easy puzzle with r1c3 changed from 4 to 1: no clue conflicts, but
+    // singles propagation runs into a cell without candidates.
+    let unsolvable = "001300209005009001070060043006002087190007400050083000600000105003508690042910300";
+    let status = |mode: &str| {
+        let out = run(
+            &["solve", "--backend", "cpu", "--format", "jsonl", "--reduce", mode, "--max-sweeps", "100", unsolvable],
+            "",
+        );
+        assert_eq!(out.status.code(), Some(1));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let propagated = status("propagate");
+    assert_eq!(propagated["status"], "invalid");
+    assert_eq!(propagated["error"], "no solution: r3c3 has no candidate");
+    assert_eq!(propagated["sweeps"], 0);
+    let annealed = status("clues");
+    assert_eq!(annealed["status"], "unsolved");
+    assert_eq!(annealed["sweeps"], 100);
+}
