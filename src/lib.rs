@@ -8,7 +8,8 @@
 //! 5. [`decode`]: spins → grid, and an independent verifier.
 //! 6. [`report`]: one output record per puzzle; [`bench`]: collection statistics.
 //!
-//! [`solver::solve`] runs stages 2–5 for one puzzle.
+//! [`solver::solve_stream`] drives stages 2–5 for a stream of puzzles, many
+//! in flight at once; [`solver::solve`] for a single puzzle.
 
 pub mod backend;
 pub mod bench;
