@@ -1,5 +1,5 @@
 //! The library's error types: [`PuzzleError`] says why one puzzle is
-//! invalid (its record reports it and the run goes on); [`Error`] is a
+//! invalid (its record reports it and the run goes on); [`Error`](enum@Error) is a
 //! failure of the run itself.
 
 use thiserror::Error;

@@ -6,7 +6,7 @@
 //! 3. [`backend`]: colour-class Metropolis sweeps over all replicas (`cpu` | `gpu`).
 //! 4. [`tempering`]: the temperature ladder and host-side replica exchange.
 //! 5. [`decode`]: spins → grid, and an independent verifier.
-//! 6. [`report`]: one output record per puzzle; [`bench`]: collection statistics.
+//! 6. [`report`]: one output record per puzzle; [`bench`](mod@bench): collection statistics.
 //!
 //! [`solver::solve_stream`] drives stages 2–5 for a stream of puzzles, many
 //! in flight at once; [`solver::solve`] for a single puzzle.
