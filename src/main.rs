@@ -1,8 +1,7 @@
 //! The `sudoku-anneal` command line: parse flags into validated settings,
 //! stream puzzles through the solver, print one record per puzzle.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,7 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{cpu::CpuBackend, Backend};
-use sudoku_anneal::puzzle::{parse_grid, Entry, PuzzleReader};
+use sudoku_anneal::puzzle::{count_puzzles, entries, parse_grid, Entry};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 use sudoku_anneal::report::{record, Format, Summary};
 use sudoku_anneal::solver::solve_stream;
@@ -273,51 +272,6 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
     } else {
         Err(usage())
     }
-}
-
-/// The lines of one command-line input. An argument is a puzzle when it is
-/// no existing path and holds only cell characters (so a mistyped puzzle is
-/// reported as an invalid puzzle, not as a missing file).
-fn open_input(arg: &str) -> Result<Box<dyn BufRead>, Error> {
-    if arg == "-" {
-        return Ok(Box::new(io::stdin().lock()));
-    }
-    let looks_like_puzzle = arg.len() >= 17 && arg.bytes().all(|b| b == b'.' || b.is_ascii_digit());
-    if looks_like_puzzle && !Path::new(arg).exists() {
-        return Ok(Box::new(io::Cursor::new(arg.as_bytes().to_vec())));
-    }
-    let file = File::open(arg).map_err(|source| Error::Open { path: arg.to_string(), source })?;
-    Ok(Box::new(BufReader::new(file)))
-}
-
-/// Every puzzle of every input, in order; each input is opened when reached,
-/// so a missing second file does not hide the first's results.
-fn entries(inputs: &[String]) -> impl Iterator<Item = Result<Entry, Error>> + '_ {
-    inputs.iter().flat_map(|arg| -> Box<dyn Iterator<Item = Result<Entry, Error>>> {
-        match open_input(arg) {
-            Err(err) => Box::new(std::iter::once(Err(err))),
-            Ok(reader) => Box::new(
-                PuzzleReader::new(reader).map(move |e| e.map_err(|source| Error::Read { path: arg.clone(), source })),
-            ),
-        }
-    })
-}
-
-/// Puzzle lines in the inputs, when all are files or inline puzzles (for
-/// the progress bar's ETA); `None` when one is stdin or unreadable.
-fn count_puzzles(inputs: &[String]) -> Option<u64> {
-    let mut total = 0;
-    for arg in inputs {
-        if arg == "-" {
-            return None;
-        }
-        for line in open_input(arg).ok()?.split(b'\n') {
-            let line = line.ok()?;
-            let line = line.trim_ascii();
-            total += u64::from(!line.is_empty() && !line.starts_with(b"#"));
-        }
-    }
-    Some(total)
 }
 
 /// A progress bar on stderr when it is a terminal, hidden otherwise.

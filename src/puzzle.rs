@@ -1,5 +1,6 @@
-//! Stage 1, puzzle input: parse one puzzle line, and stream puzzles out of
-//! a reader one line at a time (never the whole file in memory).
+//! Stage 1, puzzle input: parse one puzzle line, stream puzzles out of a
+//! reader one line at a time (never the whole file in memory), and turn
+//! command-line inputs (puzzle strings, files, stdin) into one stream.
 //!
 //! A line holds 81 cells (`1`-`9`, `.` or `0` for empty); what follows the
 //! 81st cell is a comment when it starts with anything but another cell.
@@ -7,9 +8,11 @@
 //! starting `quizzes,` switches to the Kaggle CSV form, where the puzzle is
 //! the first comma-separated column.
 
-use std::io::{self, BufRead};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::path::Path;
 
-use crate::error::PuzzleError;
+use crate::error::{Error, PuzzleError};
 use crate::grid::{Grid, CELLS};
 
 fn cell_value(byte: u8) -> Option<u8> {
@@ -107,6 +110,51 @@ impl<R: BufRead> Iterator for PuzzleReader<R> {
     fn next(&mut self) -> Option<Self::Item> {
         self.next_entry().transpose()
     }
+}
+
+/// The lines of one command-line input: `-` is stdin, a path a file. An
+/// argument is a puzzle when it is no existing path and holds only cell characters (so a mistyped puzzle is
+/// reported as an invalid puzzle, not as a missing file).
+pub fn open_input(arg: &str) -> Result<Box<dyn BufRead>, Error> {
+    if arg == "-" {
+        return Ok(Box::new(io::stdin().lock()));
+    }
+    let looks_like_puzzle = arg.len() >= 17 && arg.bytes().all(|b| b == b'.' || b.is_ascii_digit());
+    if looks_like_puzzle && !Path::new(arg).exists() {
+        return Ok(Box::new(io::Cursor::new(arg.as_bytes().to_vec())));
+    }
+    let file = File::open(arg).map_err(|source| Error::Open { path: arg.to_string(), source })?;
+    Ok(Box::new(BufReader::new(file)))
+}
+
+/// Every puzzle of every input, in order; each input is opened when reached,
+/// so a missing second file does not hide the first's results.
+pub fn entries(inputs: &[String]) -> impl Iterator<Item = Result<Entry, Error>> + '_ {
+    inputs.iter().flat_map(|arg| -> Box<dyn Iterator<Item = Result<Entry, Error>>> {
+        match open_input(arg) {
+            Err(err) => Box::new(std::iter::once(Err(err))),
+            Ok(reader) => Box::new(
+                PuzzleReader::new(reader).map(move |e| e.map_err(|source| Error::Read { path: arg.clone(), source })),
+            ),
+        }
+    })
+}
+
+/// Puzzle lines in the inputs, when all are files or inline puzzles (for
+/// the progress bar's ETA); `None` when one is stdin or unreadable.
+pub fn count_puzzles(inputs: &[String]) -> Option<u64> {
+    let mut total = 0;
+    for arg in inputs {
+        if arg == "-" {
+            return None;
+        }
+        for line in open_input(arg).ok()?.split(b'\n') {
+            let line = line.ok()?;
+            let line = line.trim_ascii();
+            total += u64::from(!line.is_empty() && !line.starts_with(b"#"));
+        }
+    }
+    Some(total)
 }
 
 #[cfg(test)]
