@@ -219,8 +219,24 @@ impl SettingsArgs {
             reduce: self.model.reduce,
         };
         settings.validate()?;
-        Ok(settings)
+        Ok(fit_batch(settings, backend))
     }
+}
+
+/// Fewer puzzles in flight when the batch would exceed the device's buffers.
+fn fit_batch(settings: Settings, backend: &dyn Backend) -> Settings {
+    let fitted = settings.fit_replicas(backend.max_replicas());
+    if fitted.batch < settings.batch {
+        eprintln!(
+            "sudoku-anneal: --batch {} needs {} replicas; {} holds {}, so {} puzzles run at once",
+            settings.batch,
+            settings.batch * settings.ladders * settings.replicas,
+            backend.device(),
+            backend.max_replicas(),
+            fitted.batch
+        );
+    }
+    fitted
 }
 
 fn make_backend(choice: BackendChoice) -> anyhow::Result<Box<dyn Backend>> {

@@ -75,6 +75,16 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// These settings with at most `max_replicas` replicas in flight: the
+    /// batch shrinks, down to one puzzle (which may still not fit; the
+    /// backend then refuses it).
+    pub fn fit_replicas(&self, max_replicas: usize) -> Settings {
+        let fits = (max_replicas / (self.ladders * self.replicas)).max(1);
+        Settings { batch: self.batch.min(fits), ..self.clone() }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Status {
     Solved(Grid),
@@ -302,4 +312,17 @@ pub fn solve(puzzle: &Grid, settings: &Settings, backend: &mut dyn Backend) -> R
 /// not, the engine is broken and nothing may be printed as solved.
 fn checked(puzzle: &Grid, solution: &Grid) -> Result<()> {
     verify(puzzle, solution).map_err(|why| Error::Internal(format!("the verifier rejected grid {solution}: {why}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_shrink_to_the_replicas_a_device_holds() {
+        let settings = Settings { replicas: 16, ladders: 64, batch: 200, ..Settings::default() };
+        assert_eq!(settings.fit_replicas(103_563).batch, 101);
+        assert_eq!(settings.fit_replicas(usize::MAX).batch, 200);
+        assert_eq!(settings.fit_replicas(10).batch, 1);
+    }
 }

@@ -128,6 +128,10 @@ impl Backend for CpuBackend {
         format!("{} threads", rayon::current_num_threads())
     }
 
+    fn max_replicas(&self) -> usize {
+        usize::MAX
+    }
+
     fn configure(&mut self, layout: Layout) -> Result<()> {
         self.replicas_per_slot = layout.replicas_per_slot;
         self.slots = vec![None; layout.slots];

@@ -53,6 +53,9 @@ pub trait Backend {
     /// The hardware, for reports: "2 threads", or the GPU adapter's name.
     fn device(&self) -> String;
 
+    /// The most replicas a batch may hold (the device's buffer limits).
+    fn max_replicas(&self) -> usize;
+
     /// Sizes the batch; every slot starts empty (an empty slot does no work).
     fn configure(&mut self, layout: Layout) -> Result<()>;
 

@@ -218,12 +218,15 @@ impl Backend for GpuBackend {
         format!("{} ({})", self.context.adapter.name, self.context.adapter.backend)
     }
 
+    /// The totals buffer, 4 bytes per constraint per replica, is the largest.
+    fn max_replicas(&self) -> usize {
+        let limit = self.context.limits.max_storage_buffer_binding_size.min(u32::MAX as u64);
+        limit as usize / (CONSTRAINTS * 4)
+    }
+
     fn configure(&mut self, layout: Layout) -> Result<()> {
-        let replicas = layout.replicas();
-        let limit = self.context.limits.max_storage_buffer_binding_size;
-        let largest = (CONSTRAINTS * replicas * 4) as u64;
-        if largest > limit || replicas > u32::MAX as usize / CONSTRAINTS {
-            let most = limit / (CONSTRAINTS as u64 * 4);
+        let (replicas, most) = (layout.replicas(), self.max_replicas());
+        if replicas > most {
             return Err(Error::Settings(format!(
                 "{replicas} replicas in flight exceed this adapter's buffer limit; at most {most}"
             )));
