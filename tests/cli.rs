@@ -1,20 +1,29 @@
 //! The command line contract: output records, exit codes, messages.
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 use crate::util::{exact_solve, example, grid, EASY, EASY_SOLUTION, INKALA};
 
-fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+/// The binary with piped stdin, stdout and stderr.
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        .unwrap()
+}
+
+fn run_bytes(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = spawn(args);
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
     child.wait_with_output().unwrap()
+}
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    run_bytes(args, stdin.as_bytes())
 }
 
 fn stdout_lines(output: &Output) -> Vec<String> {
@@ -191,15 +200,7 @@ fn non_utf8_bytes_make_that_line_invalid_and_nothing_else() {
     let mut input = EASY.as_bytes()[..80].to_vec();
     input.extend_from_slice(b"\xff\n");
     input.extend_from_slice(format!("{EASY}\n").as_bytes());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
-        .args(["solve", "--backend", "cpu", "--format", "jsonl"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&input).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = run_bytes(&["solve", "--backend", "cpu", "--format", "jsonl"], &input);
     assert_eq!(out.status.code(), Some(1));
     let records: Vec<serde_json::Value> = stdout_lines(&out).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(records[0]["status"], "invalid");
@@ -231,13 +232,7 @@ fn an_unreadable_input_names_itself_and_its_cause_once() {
 #[test]
 fn closing_the_output_early_is_a_clean_exit() {
     let input = format!("{EASY}\n").repeat(2_000);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
-        .args(["solve", "--backend", "cpu", "--reduce", "propagate"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&["solve", "--backend", "cpu", "--reduce", "propagate"]);
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || drop(stdin.write_all(input.as_bytes())));
     let mut first = [0u8; 82];
@@ -281,13 +276,8 @@ fn shards_together_equal_the_unsharded_run() {
 #[test]
 fn ctrl_c_stops_cleanly_with_complete_records_and_a_summary() {
     let input = format!("{EASY}\n{}", format!("{INKALA}\n").repeat(20));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
-        .args(["solve", "--backend", "cpu", "--format", "jsonl", "--timeout", "0", "--max-sweeps", "4000000000"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        spawn(&["solve", "--backend", "cpu", "--format", "jsonl", "--timeout", "0", "--max-sweeps", "4000000000"]);
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut first = String::new();
