@@ -31,7 +31,6 @@ struct Slot {
     seed_lo: u32,
     seed_hi: u32,
     table_len: u32,
-    spins: u32,
     // 1 on the first dispatch after a load: replicas start from the all-zero
     // state (totals = initial_totals, no spin set, energy = offset).
     fresh: u32,

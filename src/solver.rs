@@ -1,9 +1,9 @@
-//! The pipeline for one puzzle: reduce → build → anneal with parallel
-//! tempering → decode → verify. Backends are interchangeable.
-
-use std::time::{Duration, Instant};
+//! The pipeline for a stream of puzzles: reduce → build → anneal with
+//! parallel tempering in a batch of slots → decode → verify, one record per
+//! puzzle in input order. Backends are interchangeable.
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use crate::backend::{Backend, Layout, Problem};
 use crate::decode::{decode, verify};
@@ -73,9 +73,7 @@ impl Settings {
         }
         Ok(())
     }
-}
 
-impl Settings {
     /// These settings with at most `max_replicas` replicas in flight: the
     /// batch shrinks, down to one puzzle (which may still not fit; the
     /// backend then refuses it).

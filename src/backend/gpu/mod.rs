@@ -159,7 +159,11 @@ impl GpuBackend {
     }
 
     fn batch(&mut self) -> Result<&mut Batch> {
-        self.batch.as_mut().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))
+        self.batch.as_mut().ok_or_else(not_configured)
+    }
+
+    fn batch_ref(&self) -> Result<&Batch> {
+        self.batch.as_ref().ok_or_else(not_configured)
     }
 
     /// Submits `encoder` plus a copy of `count` words of `source` from word
@@ -172,8 +176,7 @@ impl GpuBackend {
         count: u64,
     ) -> Result<Vec<u32>> {
         let (device, queue) = (&self.context.device, &self.context.queue);
-        let readback =
-            &self.batch.as_ref().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))?.readback;
+        let readback = &self.batch_ref()?.readback;
         encoder.copy_buffer_to_buffer(source, start * 4, readback, 0, count * 4);
         queue.submit([encoder.finish()]);
         let slice = readback.slice(..count * 4);
@@ -199,6 +202,10 @@ impl GpuBackend {
     fn write<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, offset: usize, data: &[T]) {
         self.context.queue.write_buffer(buffer, (offset * std::mem::size_of::<T>()) as u64, bytemuck::cast_slice(data));
     }
+}
+
+fn not_configured() -> Error {
+    Error::Internal("GPU backend used before configure".into())
 }
 
 /// Workgroups to cover `replicas`, as a 2-D grid within the per-dimension
@@ -329,7 +336,6 @@ impl Backend for GpuBackend {
             seed_lo: problem.seed as u32,
             seed_hi: (problem.seed >> 32) as u32,
             table_len: problem.table_len as u32,
-            spins: model.len() as u32,
             fresh: 1,
             offset: model.offset,
             class_start,
@@ -396,7 +402,7 @@ impl Backend for GpuBackend {
     }
 
     fn spins(&mut self, replica: usize) -> Result<Vec<u8>> {
-        let batch = self.batch.as_ref().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))?;
+        let batch = self.batch_ref()?;
         let slot = replica / batch.layout.replicas_per_slot;
         let free_spins = &batch.free_spins[slot];
         if batch.slots[slot].fresh != 0 {

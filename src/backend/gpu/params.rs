@@ -37,7 +37,6 @@ pub struct Slot {
     pub seed_lo: u32,
     pub seed_hi: u32,
     pub table_len: u32,
-    pub spins: u32,
     /// 1 until the first dispatch after a load: the shader then starts the
     /// slot's replicas from the all-zero state instead of reading them.
     pub fresh: u32,
@@ -63,9 +62,9 @@ mod tests {
         let shader = include_str!("../../../shaders/sweep.wgsl");
         assert_eq!(std::mem::size_of::<Params>(), 4 * 4);
         assert_eq!(fields(shader, "Params").matches(": u32,").count(), 4);
-        assert_eq!(std::mem::size_of::<Slot>(), 80);
+        assert_eq!(std::mem::size_of::<Slot>(), 76);
         let slot = fields(shader, "Slot");
-        assert_eq!(slot.matches(": u32,").count(), 7);
+        assert_eq!(slot.matches(": u32,").count(), 6);
         assert!(slot.contains("offset: i32,") && slot.contains("class_start: array<u32, 12>,"));
         assert!(shader.contains(&format!("const LANES: u32 = {LANES}u;")));
         assert!(shader.contains(&format!("const REPLICAS_PER_GROUP: u32 = {REPLICAS_PER_GROUP}u;")));
