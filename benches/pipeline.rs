@@ -3,6 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
+use sudoku_anneal::grid::Variant;
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::{parse_grid, PuzzleReader};
 use sudoku_anneal::reduce::{reduce, Reduce};
@@ -17,14 +18,18 @@ fn parse_lines(c: &mut Criterion) {
     let mut group = c.benchmark_group("parse");
     group.throughput(Throughput::Elements(LINES as u64));
     group.bench_function("100k lines", |b| {
-        b.iter(|| PuzzleReader::new(text.as_bytes()).filter(|e| e.as_ref().is_ok_and(|e| e.grid.is_ok())).count())
+        b.iter(|| {
+            PuzzleReader::new(text.as_bytes(), Variant::Standard)
+                .filter(|e| e.as_ref().is_ok_and(|e| e.grid.is_ok()))
+                .count()
+        })
     });
     group.finish();
 }
 
 /// Reduction plus QUBO build for one puzzle, per reduction mode.
 fn model_build(c: &mut Criterion) {
-    let grid = parse_grid(INKALA.as_bytes()).unwrap();
+    let grid = parse_grid(INKALA.as_bytes(), Variant::Standard).unwrap();
     let mut group = c.benchmark_group("model_build");
     for mode in [Reduce::None, Reduce::Clues, Reduce::Propagate] {
         group.bench_function(BenchmarkId::new("inkala", format!("{mode:?}")), |b| {

@@ -6,6 +6,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use sudoku_anneal::backend::cpu::{sweep, CpuBackend, CpuModel, Replica};
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{Backend, Layout, Problem};
+use sudoku_anneal::grid::{Shape, Variant};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::parse_grid;
 use sudoku_anneal::reduce::{reduce, Reduce};
@@ -16,7 +17,7 @@ const INKALA: &str = "8..........36......7..9.2...5...7.......457.....1...3...1.
 const SWEEPS: u32 = 20;
 
 fn inkala(mode: Reduce) -> Model {
-    Model::build(&reduce(&parse_grid(INKALA.as_bytes()).unwrap(), mode).unwrap()).unwrap()
+    Model::build(&reduce(&parse_grid(INKALA.as_bytes(), Variant::Standard).unwrap(), mode).unwrap()).unwrap()
 }
 
 /// One replica on one thread, at the default ladder's coldest and hottest rungs.
@@ -53,7 +54,14 @@ fn cpu_backend_all_threads(c: &mut Criterion) {
     let table_len = (model.max_abs_field() / 2 + 1) as usize;
     let mut backend = CpuBackend::new();
     let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: 1 };
-    backend.configure(Layout { slots: 1, replicas_per_slot: settings.replicas, rungs: settings.replicas }).unwrap();
+    backend
+        .configure(Layout {
+            shape: Shape::CLASSIC,
+            slots: 1,
+            replicas_per_slot: settings.replicas,
+            rungs: settings.replicas,
+        })
+        .unwrap();
     backend.load(0, &problem).unwrap();
     let rungs: Vec<u32> = (0..settings.replicas as u32).collect();
     backend.sweep(&rungs, &[2_000]).unwrap();
@@ -83,7 +91,13 @@ fn gpu_sweep(c: &mut Criterion) {
         let table_len = (model.max_abs_field() / 2 + 1) as usize;
         let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: 1 };
         let slots = replicas.div_ceil(1024);
-        gpu.configure(Layout { slots, replicas_per_slot: replicas / slots, rungs: settings.replicas }).unwrap();
+        gpu.configure(Layout {
+            shape: Shape::CLASSIC,
+            slots,
+            replicas_per_slot: replicas / slots,
+            rungs: settings.replicas,
+        })
+        .unwrap();
         (0..slots).for_each(|slot| gpu.load(slot, &problem).unwrap());
         let rungs: Vec<u32> = (0..replicas as u32).map(|r| r % settings.replicas as u32).collect();
         gpu.sweep(&rungs, &vec![200; slots]).unwrap();

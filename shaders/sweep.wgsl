@@ -4,11 +4,15 @@
 // Twin of `sweep` in src/backend/cpu.rs: same spins, same random numbers,
 // same integer arithmetic, so both give bit-identical states.
 //
+// The board's constants (CELLS, TOTALS, WIDTH, …) are not defined here:
+// src/backend/gpu/params.rs (`Kernel::wgsl_constants`) prepends them for
+// each board shape, so a 9×9 kernel keeps fixed loop counts and array sizes.
+//
 // Free spins are numbered class by class (model.rs). In the phase of class
 // c, lane j of a replica attempts free spins class_start[c] + j, + j + LANES,
 // …; spins of one class share no constraint, so the lanes' reads and
 // writes never overlap and updating them at once equals updating them in
-// order. A barrier separates the 9 phases of a sweep.
+// order. A barrier separates the COLOURS phases of a sweep.
 //
 // Workgroup memory holds, per replica, the total t_k of each constraint and
 // one word per cell whose bit d is spin (cell, d); a class has at most one
@@ -20,7 +24,7 @@ struct Params {
     replicas_per_slot: u32,
     // The most sweeps any slot runs in this dispatch.
     sweep_count: u32,
-    // Words of thresholds per slot: rungs × MAX_TABLE.
+    // Words of thresholds per slot: rungs × the kernel's table length.
     threshold_stride: u32,
 }
 
@@ -36,35 +40,29 @@ struct Slot {
     fresh: u32,
     offset: i32,
     // Free spins of colour c are class_start[c]..class_start[c + 1].
-    class_start: array<u32, 12>,
+    class_start: array<u32, 28>,
 }
-
-const LANES: u32 = 32u;             // keep in sync: LANES in params.rs
-const REPLICAS_PER_GROUP: u32 = 4u; // keep in sync: REPLICAS_PER_GROUP in params.rs
-const CONSTRAINTS: u32 = 324u;
-const CELLS: u32 = 81u;
-const COLOURS: u32 = 9u;
-const MAX_SPINS: u32 = 729u;        // keep in sync: MAX_SPINS in params.rs
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> slots: array<Slot>;
-// spin_data[slot * MAX_SPINS + i] for free spin i: (cell | 1 << digit << 16,
-// row-digit, column-digit and box-digit constraints); the cell's own
-// constraint index is the cell.
+// spin_data[(slot * MAX_SPINS + i) * SPIN_VECS + v] for free spin i: first
+// (cell | digit << 16, then its other constraints: row-digit, column-digit,
+// box-digit); the cell's own constraint index is the cell. With diagonals
+// a second vec4 holds the diagonal constraints or PADDING.
 @group(0) @binding(2) var<storage, read> spin_data: array<vec4<u32>>;
 // thresholds[slot * threshold_stride + rung * table_len + ΔE / 2]
 @group(0) @binding(3) var<storage, read> thresholds: array<u32>;
 @group(0) @binding(4) var<storage, read> rung_of_replica: array<u32>;
-// initial_totals[slot * CONSTRAINTS + k]: fixed ones in constraint k.
+// initial_totals[slot * TOTALS + k]: fixed ones in constraint k.
 @group(0) @binding(5) var<storage, read> initial_totals: array<u32>;
-// totals[replica * CONSTRAINTS + k], cells[replica * CELLS + cell]
+// totals[replica * TOTALS + k], cells[replica * CELLS + cell]
 @group(0) @binding(6) var<storage, read_write> totals: array<u32>;
 @group(0) @binding(7) var<storage, read_write> cells: array<u32>;
 @group(0) @binding(8) var<storage, read_write> energies: array<i32>;
 
-var<workgroup> local_totals: array<u32, 1296>; // REPLICAS_PER_GROUP * CONSTRAINTS
-var<workgroup> local_cells: array<u32, 324>;   // REPLICAS_PER_GROUP * CELLS
-var<workgroup> local_energy: array<atomic<i32>, 4>;
+var<workgroup> local_totals: array<u32, GROUP_TOTALS>;
+var<workgroup> local_cells: array<u32, GROUP_CELLS>;
+var<workgroup> local_energy: array<atomic<i32>, REPLICAS_PER_GROUP>;
 
 // Keep in sync with src/rng.rs.
 const GOLDEN: u32 = 0x9e3779b9u;
@@ -92,7 +90,7 @@ fn attempt_random(key: u32, index: u32) -> u32 {
     return mix32(key ^ ((index + 1u) * GOLDEN));
 }
 
-@compute @workgroup_size(128) // LANES * REPLICAS_PER_GROUP
+@compute @workgroup_size(GROUP_SIZE)
 fn sweep(
     @builtin(local_invocation_index) local: u32,
     @builtin(workgroup_id) group: vec3<u32>,
@@ -104,22 +102,22 @@ fn sweep(
     // Padding replicas past the end run along (barriers need every
     // invocation) but read and write nothing global.
     let valid = replica < params.replicas;
-    let t0 = member * CONSTRAINTS;
+    let t0 = member * TOTALS;
     let c0 = member * CELLS;
     // Padding replicas borrow the last replica's slot but run no sweeps.
     let clamped = min(replica, params.replicas - 1u);
     let slot_index = clamped / params.replicas_per_slot;
     let fresh = slots[slot_index].fresh != 0u;
     if valid && fresh {
-        for (var k = lane; k < CONSTRAINTS; k += LANES) {
-            local_totals[t0 + k] = initial_totals[slot_index * CONSTRAINTS + k];
+        for (var k = lane; k < TOTALS; k += LANES) {
+            local_totals[t0 + k] = initial_totals[slot_index * TOTALS + k];
         }
         for (var c = lane; c < CELLS; c += LANES) {
             local_cells[c0 + c] = 0u;
         }
     } else if valid {
-        for (var k = lane; k < CONSTRAINTS; k += LANES) {
-            local_totals[t0 + k] = totals[replica * CONSTRAINTS + k];
+        for (var k = lane; k < TOTALS; k += LANES) {
+            local_totals[t0 + k] = totals[replica * TOTALS + k];
         }
         for (var c = lane; c < CELLS; c += LANES) {
             local_cells[c0 + c] = cells[replica * CELLS + c];
@@ -142,13 +140,23 @@ fn sweep(
             // A slot past its own sweep count idles; the barriers stay uniform.
             let end = select(0u, slots[slot_index].class_start[colour + 1u], s < sweeps);
             for (var i = slots[slot_index].class_start[colour] + lane; i < end; i += LANES) {
-                let spin = spin_data[spin_base + i];
-                let k = vec4<u32>(spin.x & 0xffffu, spin.y, spin.z, spin.w);
+                let head = spin_data[(spin_base + i) * SPIN_VECS];
+                let k = vec4<u32>(head.x & 0xffffu, head.y, head.z, head.w);
                 let cell = c0 + k.x;
-                let bit = spin.x >> 16u;
+                let bit = 1u << (head.x >> 16u);
                 let x = (local_cells[cell] & bit) != 0u;
-                let sum = i32(local_totals[t0 + k.x] + local_totals[t0 + k.y] + local_totals[t0 + k.z] + local_totals[t0 + k.w]);
-                let field = 2 * sum - select(4, 12, x); // Σ_k (2(t_k − x) − 1)
+                var sum = local_totals[t0 + k.x] + local_totals[t0 + k.y] + local_totals[t0 + k.z];
+                if WIDTH >= 4u {
+                    sum += local_totals[t0 + k.w];
+                }
+                // Diagonal constraints, or PADDING (total 0, never written).
+                var diagonals = vec2<u32>(PADDING, PADDING);
+                if SPIN_VECS > 1u {
+                    diagonals = spin_data[(spin_base + i) * SPIN_VECS + 1u].xy;
+                    sum += local_totals[t0 + diagonals.x] + local_totals[t0 + diagonals.y];
+                }
+                let count = select(4 + i32(diagonals.x != PADDING) + i32(diagonals.y != PADDING), i32(WIDTH), UNIFORM);
+                let field = 2 * i32(sum) - count * select(1, 3, x); // Σ_k (2(t_k − x) − 1)
                 let delta = select(field, -field, x);
                 if delta > 0 {
                     let threshold = thresholds[table + u32(delta / 2)];
@@ -162,7 +170,15 @@ fn sweep(
                 local_totals[t0 + k.x] += step;
                 local_totals[t0 + k.y] += step;
                 local_totals[t0 + k.z] += step;
-                local_totals[t0 + k.w] += step;
+                if WIDTH >= 4u {
+                    local_totals[t0 + k.w] += step;
+                }
+                if diagonals.x != PADDING {
+                    local_totals[t0 + diagonals.x] += step;
+                }
+                if diagonals.y != PADDING {
+                    local_totals[t0 + diagonals.y] += step;
+                }
             }
             workgroupBarrier();
         }
@@ -171,8 +187,8 @@ fn sweep(
     atomicAdd(&local_energy[member], energy_change);
     workgroupBarrier();
     if valid {
-        for (var k = lane; k < CONSTRAINTS; k += LANES) {
-            totals[replica * CONSTRAINTS + k] = local_totals[t0 + k];
+        for (var k = lane; k < TOTALS; k += LANES) {
+            totals[replica * TOTALS + k] = local_totals[t0 + k];
         }
         for (var c = lane; c < CELLS; c += LANES) {
             cells[replica * CELLS + c] = local_cells[c0 + c];

@@ -2,7 +2,7 @@
 //! and the clues; it never looks at the model or an energy, so a bug there
 //! cannot make a wrong grid look solved.
 
-use crate::grid::{cell_name, unit_cells, unit_name, Grid, CELLS, N, UNITS};
+use crate::grid::{symbol, Grid};
 use crate::model::Model;
 
 /// The grid a free-spin state encodes, or `None` when some free cell holds
@@ -19,21 +19,26 @@ pub fn decode(model: &Model, spins: &[u8]) -> Option<Grid> {
     grid.is_complete().then_some(grid)
 }
 
-/// Checks that `solution` is a complete valid grid that keeps every clue of `puzzle`.
+/// Checks that `solution` is a complete valid grid of the puzzle's shape
+/// that keeps every clue of `puzzle`.
 pub fn verify(puzzle: &Grid, solution: &Grid) -> Result<(), String> {
-    for cell in 0..CELLS {
-        let digit = solution.cells[cell];
-        if !(1..=N as u8).contains(&digit) {
-            return Err(format!("{} is empty", cell_name(cell)));
+    if solution.shape != puzzle.shape || solution.cells.len() != puzzle.cells.len() {
+        return Err(format!("the solution is a {:?} grid, the puzzle a {:?} one", solution.shape, puzzle.shape));
+    }
+    let geometry = puzzle.geometry();
+    for (cell, (&digit, &clue)) in solution.cells.iter().zip(&puzzle.cells).enumerate() {
+        if !(1..=geometry.n).contains(&(digit as usize)) {
+            return Err(format!("{} is empty", geometry.cell_name(cell)));
         }
-        if puzzle.cells[cell] != 0 && puzzle.cells[cell] != digit {
-            return Err(format!("{} changes clue {} to {digit}", cell_name(cell), puzzle.cells[cell]));
+        if clue != 0 && clue != digit {
+            let (clue, digit) = (symbol(clue as usize), symbol(digit as usize));
+            return Err(format!("{} changes clue {clue} to {digit}", geometry.cell_name(cell)));
         }
     }
-    for unit in 0..UNITS {
-        let seen = unit_cells(unit).iter().fold(0u16, |mask, &cell| mask | 1 << (solution.cells[cell] - 1));
-        if seen != (1 << N) - 1 {
-            return Err(format!("{} repeats a digit", unit_name(unit)));
+    for (unit, cells) in geometry.unit_cells.iter().enumerate() {
+        let seen = cells.iter().fold(0u32, |mask, &cell| mask | 1 << (solution.cells[cell] - 1));
+        if seen != (1 << geometry.n) - 1 {
+            return Err(format!("{} repeats a digit", geometry.unit_name(unit)));
         }
     }
     Ok(())
@@ -42,20 +47,23 @@ pub fn verify(puzzle: &Grid, solution: &Grid) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grid::{Shape, Variant};
     use crate::puzzle::parse_grid;
 
     const SOLVED: &str = "864371259325849761971265843436192587198657432257483916689734125713528694542916378";
 
     #[test]
     fn verify_accepts_a_solution_and_names_what_is_wrong() {
-        let solution = parse_grid(SOLVED.as_bytes()).unwrap();
-        let mut puzzle = Grid::empty();
+        let solution = parse_grid(SOLVED.as_bytes(), Variant::Standard).unwrap();
+        let mut puzzle = Grid::empty(Shape::CLASSIC);
         puzzle.cells[0] = 8;
         assert_eq!(verify(&puzzle, &solution), Ok(()));
         puzzle.cells[0] = 7;
         assert_eq!(verify(&puzzle, &solution), Err("r1c1 changes clue 7 to 8".into()));
         let mut broken = solution.clone();
         broken.cells.swap(0, 1);
-        assert_eq!(verify(&Grid::empty(), &broken), Err("column 1 repeats a digit".into()));
+        assert_eq!(verify(&Grid::empty(Shape::CLASSIC), &broken), Err("column 1 repeats a digit".into()));
+        let x = Grid { shape: Shape { n: 9, variant: Variant::X }, cells: solution.cells.clone() };
+        assert_eq!(verify(&Grid::empty(x.shape), &x), Err("the main diagonal repeats a digit".into()));
     }
 }

@@ -7,14 +7,12 @@ use thiserror::Error;
 /// Why a puzzle line cannot be annealed. Shown after `# invalid: `.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PuzzleError {
-    #[error("expected 81 cells, found {cells}")]
-    TooShort { cells: usize },
-    #[error("expected 81 cells, found {cells} (more than 81)")]
-    TooLong { cells: usize },
-    #[error("character {character:?} at column {column} is not a cell (1-9, '.' or '0')")]
-    BadCharacter { character: char, column: usize },
+    #[error("expected {expected} cells, found {cells}")]
+    BadLength { cells: usize, expected: String },
+    #[error("character {character:?} at column {column} is not a cell ({allowed})")]
+    BadCharacter { character: char, column: usize, allowed: String },
     #[error("clues conflict: digit {digit} twice in {unit} ({first} and {second})")]
-    ConflictingClues { digit: u8, unit: String, first: String, second: String },
+    ConflictingClues { digit: char, unit: String, first: String, second: String },
     #[error("no solution: {0}")]
     NoSolution(String),
 }

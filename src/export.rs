@@ -10,6 +10,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::grid::Variant;
 use crate::model::Model;
 
 /// A binary quadratic model as JSON: energy `offset + Σ linear[i]·v_i +
@@ -24,6 +25,9 @@ struct BqmJson<T> {
     quadratic: Vec<(usize, usize, T)>,
     variables: Vec<(u16, u16)>,
     fixed: String,
+    /// Board side n and rules (`standard`, `x`, `latin`).
+    side: usize,
+    variant: Variant,
 }
 
 fn couplings(model: &Model) -> impl Iterator<Item = (usize, usize, i32)> + '_ {
@@ -45,6 +49,8 @@ fn bqm<T>(
         quadratic,
         variables: model.spins.iter().map(|s| (s.cell, s.digit + 1)).collect(),
         fixed: model.fixed.to_string(),
+        side: model.fixed.shape.n,
+        variant: model.fixed.shape.variant,
     }
 }
 
@@ -74,7 +80,9 @@ pub fn ising_json(model: &Model) -> String {
 pub fn qubo_text(model: &Model) -> String {
     let mut text = String::new();
     let _ = writeln!(text, "# sudoku-anneal QUBO, x in {{0,1}}: E(x) = offset + sum over 'i j q' lines of q*x_i*x_j; E = 0 exactly on solutions");
-    let _ = writeln!(text, "# var lines: variable, cell (0-based, row-major), digit; known cells: {}", model.fixed);
+    let shape = model.fixed.shape;
+    let _ = writeln!(text, "# board: side {}, {:?} rules; known cells: {}", shape.n, shape.variant, model.fixed);
+    let _ = writeln!(text, "# var lines: variable, cell (0-based, row-major), digit 1..=side");
     let _ = writeln!(text, "offset {}", model.offset);
     for (i, s) in model.spins.iter().enumerate() {
         let _ = writeln!(text, "var {i} {} {}", s.cell, s.digit + 1);

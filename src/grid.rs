@@ -1,36 +1,248 @@
-//! The 9×9 board: cells, units (rows, columns, boxes) and peers.
+//! The board: its shape (side and variant), cells, units and peers.
 //!
-//! Cells are numbered row-major, `cell = 9·row + col`; digits are stored as
-//! 1..=9 in a [`Grid`] (0 = empty) and as 0..=8 in spin indices
-//! (`spin = 9·cell + digit`, DESIGN.md §1).
+//! A board of side n has n² cells numbered row-major, `cell = n·row + col`.
+//! Digits are stored as 1..=n in a [`Grid`] (0 = empty) and as 0..n in spin
+//! indices (`spin = n·cell + digit`, DESIGN.md §1). Units are the sets of
+//! cells that must hold every digit once: rows, columns, then boxes (not in
+//! Latin squares), then the two diagonals (the `x` variant).
 
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
-/// Box side.
-pub const BOX: usize = 3;
-/// Side of the board, digits per cell.
-pub const N: usize = BOX * BOX;
-/// Cells on the board.
-pub const CELLS: usize = N * N;
-/// Binary variables of the full model (cell × digit).
-pub const SPINS: usize = CELLS * N;
-/// Constraints of the full model: one per cell, one per (row|column|box, digit).
-pub const CONSTRAINTS: usize = 4 * CELLS;
-/// Units: 9 rows, 9 columns, 9 boxes.
-pub const UNITS: usize = 3 * N;
-/// Peers of a cell: cells sharing a row, column or box with it.
-pub const PEERS: usize = 2 * (N - 1) + (BOX - 1) * (BOX - 1);
+/// Cell symbols in order; a board of side n uses the first n.
+pub const SYMBOLS: &[u8; 25] = b"123456789ABCDEFGHIJKLMNOP";
+/// The largest side (25×25, box side 5).
+pub const MAX_N: usize = SYMBOLS.len();
 
-/// A board: `cells[c]` is 1..=9, or 0 when empty.
+/// The symbol of digit value 1..=25.
+pub fn symbol(value: usize) -> char {
+    char::from(SYMBOLS[value - 1])
+}
+
+/// Which units a board has besides rows and columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// Rows, columns and boxes; side 4, 9, 16 or 25.
+    #[default]
+    Standard,
+    /// Also both main diagonals ("diagonal Sudoku").
+    X,
+    /// Rows and columns only: Latin squares of any order 2..=25.
+    Latin,
+}
+
+/// Side and variant: everything the rules depend on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Shape {
+    pub n: usize,
+    pub variant: Variant,
+}
+
+impl Shape {
+    /// The classic 9×9 Sudoku.
+    pub const CLASSIC: Shape = Shape { n: 9, variant: Variant::Standard };
+
+    /// The shape of a puzzle line of `cells` cells, if the variant has one.
+    pub fn for_cells(cells: usize, variant: Variant) -> Option<Shape> {
+        let n = (2..=MAX_N).find(|n| n * n == cells)?;
+        let shape = Shape { n, variant };
+        (variant == Variant::Latin || shape.box_side().is_some()).then_some(shape)
+    }
+
+    /// The puzzle lengths (cells) the variant accepts, for messages.
+    pub fn lengths(variant: Variant) -> String {
+        match variant {
+            Variant::Latin => "n² for n = 2..=25".into(),
+            _ => "16, 81, 256 or 625".into(),
+        }
+    }
+
+    /// Side of a box, when the board has boxes.
+    pub fn box_side(self) -> Option<usize> {
+        let side = (2..=5).find(|b| b * b == self.n)?;
+        (self.variant != Variant::Latin).then_some(side)
+    }
+
+    pub fn cells(self) -> usize {
+        self.n * self.n
+    }
+
+    /// Binary variables of the full model (cell × digit).
+    pub fn spins(self) -> usize {
+        self.cells() * self.n
+    }
+
+    /// The board's tables, built once per shape and kept for the run.
+    pub fn geometry(self) -> &'static Geometry {
+        static BUILT: OnceLock<Mutex<HashMap<Shape, &'static Geometry>>> = OnceLock::new();
+        let mut built = BUILT.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+        // At most 32 shapes exist, so leaking each one's tables is bounded.
+        built.entry(self).or_insert_with(|| Box::leak(Box::new(Geometry::new(self))))
+    }
+}
+
+/// The tables of one shape.
+#[derive(Debug)]
+pub struct Geometry {
+    pub shape: Shape,
+    pub n: usize,
+    pub cells: usize,
+    /// The cells of each unit, in increasing order.
+    pub unit_cells: Vec<Vec<usize>>,
+    /// The units of each cell, in increasing order.
+    pub cell_units: Vec<Vec<usize>>,
+    /// The cells sharing a unit with each cell, in increasing order.
+    pub peers: Vec<Vec<usize>>,
+    /// Constraints of the full model: one per cell, then one per (unit, digit).
+    pub constraints: usize,
+    /// The most constraints one spin lies in: its cell's and one per unit.
+    pub spin_width: usize,
+    /// Whether every spin lies in `spin_width` constraints (no diagonals).
+    pub uniform: bool,
+    /// A solved grid of the empty board, digits 0..n: the colouring of DESIGN.md §2.
+    solved: Vec<u8>,
+}
+
+impl Geometry {
+    fn new(shape: Shape) -> Geometry {
+        let (n, cells) = (shape.n, shape.cells());
+        let mut unit_cells: Vec<Vec<usize>> = Vec::new();
+        unit_cells.extend((0..n).map(|row| (0..n).map(|col| n * row + col).collect()));
+        unit_cells.extend((0..n).map(|col| (0..n).map(|row| n * row + col).collect()));
+        if let Some(b) = shape.box_side() {
+            let box_cells = |bx: usize| (0..n).map(move |k| n * (bx / b * b + k / b) + bx % b * b + k % b);
+            unit_cells.extend((0..n).map(|bx| {
+                let mut list: Vec<usize> = box_cells(bx).collect();
+                list.sort_unstable();
+                list
+            }));
+        }
+        if shape.variant == Variant::X {
+            unit_cells.push((0..n).map(|k| (n + 1) * k).collect());
+            unit_cells.push((1..=n).map(|k| (n - 1) * k).collect());
+        }
+        let mut cell_units = vec![Vec::new(); cells];
+        for (unit, members) in unit_cells.iter().enumerate() {
+            for &cell in members {
+                cell_units[cell].push(unit);
+            }
+        }
+        let peers = (0..cells)
+            .map(|cell| {
+                let mut list: Vec<usize> =
+                    cell_units[cell].iter().flat_map(|&u| &unit_cells[u]).copied().filter(|&c| c != cell).collect();
+                list.sort_unstable();
+                list.dedup();
+                list
+            })
+            .collect();
+        let spin_width = 1 + cell_units.iter().map(Vec::len).max().unwrap_or(0);
+        let uniform = cell_units.iter().all(|units| units.len() + 1 == spin_width);
+        let mut geometry = Geometry {
+            shape,
+            n,
+            cells,
+            constraints: cells + unit_cells.len() * n,
+            unit_cells,
+            cell_units,
+            peers,
+            spin_width,
+            uniform,
+            solved: Vec::new(),
+        };
+        geometry.solved = geometry.solve_empty_board();
+        geometry
+    }
+
+    /// Constraint indices of spin (cell, digit): its cell, then (unit, digit) for each unit of the cell.
+    pub fn constraints_of(&self, cell: usize, digit: usize) -> impl Iterator<Item = usize> + '_ {
+        let first_unit_constraint = self.cells;
+        std::iter::once(cell)
+            .chain(self.cell_units[cell].iter().map(move |&u| first_unit_constraint + self.n * u + digit))
+    }
+
+    /// How many units two distinct cells share.
+    pub fn shared_units(&self, a: usize, b: usize) -> usize {
+        self.cell_units[a].iter().filter(|u| self.cell_units[b].contains(u)).count()
+    }
+
+    /// Colour of spin (cell, digit): `(S[cell] + digit) mod n` for the
+    /// solved grid S. Two coupled spins share a cell (different digits) or
+    /// a digit in two cells of a unit (S differs there), so the n colours
+    /// form a proper colouring of the coupling graph.
+    pub fn colour_of(&self, cell: usize, digit: usize) -> usize {
+        (self.solved[cell] as usize + digit) % self.n
+    }
+
+    /// `r3c7` style name of a cell, 1-based as people write it.
+    pub fn cell_name(&self, cell: usize) -> String {
+        format!("r{}c{}", cell / self.n + 1, cell % self.n + 1)
+    }
+
+    /// `row 3`, `box 5`, `diagonal`, for messages.
+    pub fn unit_name(&self, unit: usize) -> String {
+        let n = self.n;
+        let boxes = if self.shape.box_side().is_some() { n } else { 0 };
+        match unit {
+            u if u < n => format!("row {}", u + 1),
+            u if u < 2 * n => format!("column {}", u - n + 1),
+            u if u < 2 * n + boxes => format!("box {}", u - 2 * n + 1),
+            u if u == 2 * n + boxes => "the main diagonal".into(),
+            _ => "the anti-diagonal".into(),
+        }
+    }
+
+    /// A solution of the empty board, digits 0..n, by formula; checked
+    /// against the units, so a wrong formula cannot colour improperly.
+    fn solve_empty_board(&self) -> Vec<u8> {
+        let n = self.n;
+        let board: Vec<u8> = (0..self.cells)
+            .map(|cell| {
+                let (row, col) = (cell / n, cell % n);
+                let digit = match self.shape.variant {
+                    Variant::Latin => (row + col) % n,
+                    // The classic pattern: each row is the one above shifted by a box (or by one, entering a band).
+                    Variant::Standard => {
+                        let b = self.shape.box_side().expect("standard boards have boxes");
+                        (b * (row % b) + row / b + col) % n
+                    }
+                    // With row = b·r1 + r2, col = b·c1 + c2, digit = b·d1 + d2 where
+                    // (d1, d2) = (r1 + c2, r2 + c1 + c2) mod b. Rows, columns, boxes and
+                    // both diagonals map bijectively onto (d1, d2): each map's
+                    // determinant is ±1, a unit mod every b.
+                    Variant::X => {
+                        let b = self.shape.box_side().expect("x boards have boxes");
+                        let (r1, r2, c1, c2) = (row / b, row % b, col / b, col % b);
+                        b * ((r1 + c2) % b) + (r2 + c1 + c2) % b
+                    }
+                };
+                digit as u8
+            })
+            .collect();
+        for cells in &self.unit_cells {
+            let seen = cells.iter().fold(0u32, |mask, &cell| mask | 1 << board[cell]);
+            assert_eq!(seen, (1 << n) - 1, "the colouring grid of {:?} is no solution", self.shape);
+        }
+        board
+    }
+}
+
+/// A board: `cells[c]` is 1..=n, or 0 when empty.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Grid {
-    pub cells: [u8; CELLS],
+    pub shape: Shape,
+    pub cells: Vec<u8>,
 }
 
 impl Grid {
-    pub fn empty() -> Grid {
-        Grid { cells: [0; CELLS] }
+    pub fn empty(shape: Shape) -> Grid {
+        Grid { shape, cells: vec![0; shape.cells()] }
+    }
+
+    pub fn geometry(&self) -> &'static Geometry {
+        self.shape.geometry()
     }
 
     pub fn is_complete(&self) -> bool {
@@ -42,10 +254,10 @@ impl Grid {
     }
 }
 
-/// 81 characters, digits for filled cells and `.` for empty ones.
+/// One symbol per cell (`1`–`9`, then `A`–`P`), `.` for empty ones.
 impl fmt::Display for Grid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text: String = self.cells.iter().map(|&d| if d == 0 { '.' } else { char::from(b'0' + d) }).collect();
+        let text: String = self.cells.iter().map(|&d| if d == 0 { '.' } else { symbol(d as usize) }).collect();
         f.write_str(&text)
     }
 }
@@ -56,80 +268,32 @@ impl fmt::Debug for Grid {
     }
 }
 
-/// `r3c7` style name of a cell, 1-based as people write it.
-pub fn cell_name(cell: usize) -> String {
-    format!("r{}c{}", cell / N + 1, cell % N + 1)
-}
-
-/// The kind of a unit, for messages.
-pub fn unit_name(unit: usize) -> String {
-    let kind = ["row", "column", "box"][unit / N];
-    format!("{kind} {}", unit % N + 1)
-}
-
-pub fn box_of(cell: usize) -> usize {
-    (cell / N / BOX) * BOX + (cell % N) / BOX
-}
-
-/// The three units of a cell: its row, its column and its box, as unit indices.
-pub fn units_of(cell: usize) -> [usize; 3] {
-    [cell / N, N + cell % N, 2 * N + box_of(cell)]
-}
-
-struct Tables {
-    unit_cells: [[usize; N]; UNITS],
-    peers: [[usize; PEERS]; CELLS],
-}
-
-fn tables() -> &'static Tables {
-    static TABLES: OnceLock<Tables> = OnceLock::new();
-    TABLES.get_or_init(|| {
-        let mut unit_cells = [[0; N]; UNITS];
-        let mut filled = [0; UNITS];
-        for cell in 0..CELLS {
-            for unit in units_of(cell) {
-                unit_cells[unit][filled[unit]] = cell;
-                filled[unit] += 1;
-            }
-        }
-        let mut peers = [[0; PEERS]; CELLS];
-        for (cell, list) in peers.iter_mut().enumerate() {
-            let mut count = 0;
-            for other in (0..CELLS).filter(|&o| o != cell && shared_units(cell, o) > 0) {
-                list[count] = other;
-                count += 1;
-            }
-            assert_eq!(count, PEERS);
-        }
-        Tables { unit_cells, peers }
-    })
-}
-
-/// The 9 cells of a unit, in increasing order.
-pub fn unit_cells(unit: usize) -> &'static [usize; N] {
-    &tables().unit_cells[unit]
-}
-
-/// The 20 peers of a cell, in increasing order.
-pub fn peers(cell: usize) -> &'static [usize; PEERS] {
-    &tables().peers[cell]
-}
-
-/// How many units two distinct cells share (0, 1 or 2).
-pub fn shared_units(a: usize, b: usize) -> usize {
-    let (ua, ub) = (units_of(a), units_of(b));
-    (0..3).filter(|&k| ua[k] == ub[k]).count()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn peers_share_exactly_one_or_two_units() {
-        for cell in 0..CELLS {
-            let two = peers(cell).iter().filter(|&&p| shared_units(cell, p) == 2).count();
-            assert_eq!(two, 2 * (BOX - 1), "cell {cell}");
+    fn classic_cells_have_twenty_peers_and_share_two_units_with_four() {
+        let geometry = Shape::CLASSIC.geometry();
+        assert_eq!(geometry.constraints, 324);
+        assert_eq!((geometry.spin_width, geometry.uniform), (4, true));
+        for cell in 0..81 {
+            assert_eq!(geometry.peers[cell].len(), 20);
+            let two = geometry.peers[cell].iter().filter(|&&p| geometry.shared_units(cell, p) == 2).count();
+            assert_eq!(two, 4, "cell {cell}");
         }
+    }
+
+    #[test]
+    fn shapes_follow_from_line_lengths() {
+        assert_eq!(Shape::for_cells(81, Variant::Standard), Some(Shape::CLASSIC));
+        assert_eq!(Shape::for_cells(625, Variant::X).map(|s| s.n), Some(25));
+        assert_eq!(Shape::for_cells(49, Variant::Standard), None);
+        assert_eq!(Shape::for_cells(49, Variant::Latin).map(|s| s.n), Some(7));
+        assert_eq!(Shape::for_cells(80, Variant::Latin), None);
+        let x = Shape { n: 9, variant: Variant::X }.geometry();
+        assert_eq!((x.spin_width, x.uniform), (6, false));
+        assert_eq!(x.unit_name(27), "the main diagonal");
+        assert_eq!(x.cell_units[40].len(), 5, "the centre lies on both diagonals");
     }
 }

@@ -14,6 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{cpu::CpuBackend, Backend};
+use sudoku_anneal::grid::{Shape, Variant};
 use sudoku_anneal::puzzle::{count_puzzles, entries, parse_grid, Entry};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 use sudoku_anneal::report::{record, Format, Summary};
@@ -68,6 +69,9 @@ struct ModelArgs {
     /// Spins removed before annealing.
     #[arg(long, value_enum, default_value_t = Reduce::Clues)]
     reduce: Reduce,
+    /// The rules: standard Sudoku, X (diagonals too), or Latin squares (no boxes). The size follows from the line length.
+    #[arg(long, value_enum, default_value_t = Variant::Standard)]
+    variant: Variant,
 }
 
 /// Annealing settings shared by `solve` and `bench`.
@@ -106,7 +110,7 @@ struct SettingsArgs {
 
 #[derive(clap::Args)]
 struct SolveArgs {
-    /// Puzzle strings (81 cells), files of one puzzle per line, or `-` for stdin (the default).
+    /// Puzzle strings (16, 81, 256 or 625 cells; any n² with --variant latin), files of one puzzle per line, or `-` for stdin (the default).
     inputs: Vec<String>,
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
@@ -155,7 +159,7 @@ enum ExportFormat {
 
 #[derive(clap::Args)]
 struct ExportArgs {
-    /// The puzzle, 81 cells.
+    /// The puzzle: 16, 81, 256 or 625 cells (any n² with --variant latin).
     puzzle: String,
     #[arg(long, value_enum, default_value_t = ExportFormat::BqmJson)]
     format: ExportFormat,
@@ -217,22 +221,24 @@ impl SettingsArgs {
             timeout: (self.timeout > 0.0).then(|| Duration::from_secs_f64(self.timeout)),
             seed: self.seed,
             reduce: self.model.reduce,
+            variant: self.model.variant,
         };
         settings.validate()?;
         Ok(fit_batch(settings, backend))
     }
 }
 
-/// Fewer puzzles in flight when the batch would exceed the device's buffers.
+/// Fewer puzzles in flight when the batch would exceed the device's buffers
+/// (for 9×9 boards; the solver fits larger ones again).
 fn fit_batch(settings: Settings, backend: &dyn Backend) -> Settings {
-    let fitted = settings.fit_replicas(backend.max_replicas());
+    let fitted = settings.fit_replicas(backend.max_replicas(Shape::CLASSIC));
     if fitted.batch < settings.batch {
         eprintln!(
             "sudoku-anneal: --batch {} needs {} replicas; {} holds {}, so {} puzzles run at once",
             settings.batch,
             settings.batch * settings.ladders * settings.replicas,
             backend.device(),
-            backend.max_replicas(),
+            backend.max_replicas(Shape::CLASSIC),
             fitted.batch
         );
     }
@@ -318,7 +324,7 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let shard = args.shard.unwrap_or(Shard { index: 0, count: 1 });
     // Errors always pass, so a bad input stops every shard.
-    let entries = entries(&inputs)
+    let entries = entries(&inputs, settings.variant)
         .scan(0usize, |puzzles, entry| {
             let index = *puzzles;
             *puzzles += usize::from(entry.is_ok());
@@ -354,7 +360,13 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         let mut backend = make_backend(choice)?;
         let settings = args.settings.resolve(backend.as_ref())?;
         // Untimed warm-up: first-use costs of the device belong to no puzzle.
-        solve_stream(entries(&args.files[..1]).take(1), &settings, backend.as_mut(), |_, _| Ok(()), || false)?;
+        solve_stream(
+            entries(&args.files[..1], settings.variant).take(1),
+            &settings,
+            backend.as_mut(),
+            |_, _| Ok(()),
+            || false,
+        )?;
         for file in &args.files {
             let mut runs = Vec::new();
             for seed in (0..args.runs).map(|run| settings.seed + run) {
@@ -365,7 +377,13 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                     outcomes.push(outcome);
                     Ok(())
                 };
-                solve_stream(entries(std::slice::from_ref(file)), &run_settings, backend.as_mut(), keep, || false)?;
+                solve_stream(
+                    entries(std::slice::from_ref(file), settings.variant),
+                    &run_settings,
+                    backend.as_mut(),
+                    keep,
+                    || false,
+                )?;
                 runs.push(bench::Run { seed, wall_seconds: started.elapsed().as_secs_f64(), outcomes });
             }
             eprintln!("sudoku-anneal: bench: {file} on {} done", backend.name());
@@ -390,7 +408,7 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_export(args: ExportArgs) -> anyhow::Result<ExitCode> {
-    let grid = parse_grid(args.puzzle.as_bytes()).context("the puzzle is not valid")?;
+    let grid = parse_grid(args.puzzle.as_bytes(), args.model.variant).context("the puzzle is not valid")?;
     let candidates =
         check_clues(&grid).and_then(|()| reduce(&grid, args.model.reduce)).context("the puzzle is not valid")?;
     let model = Model::build(&candidates).context("the puzzle is not valid")?;

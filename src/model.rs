@@ -7,48 +7,39 @@
 //! ```
 //!
 //! Free spins are numbered in sweep order: grouped by colour class
-//! (DESIGN.md §2), then by canonical index `9·cell + digit`:
+//! (DESIGN.md §2), then by canonical index `n·cell + digit`:
 //!
 //! ```text
 //!   free index: 0 ........ class_start[1] ........ class_start[2] ... len
-//!               |  colour 0 spins  |  colour 1 spins  | ... | colour 8 |
+//!               |  colour 0 spins  |  colour 1 spins  | ... | colour n-1 |
 //! ```
 //!
 //! Couplings are stored twice (i→j and j→i) in CSR form. The kernels use
 //! the equivalent constraint form instead: with `t_k` the ones in constraint
 //! k (fixed and free), `E = Σ_k (1 − t_k)²` and the local field is
 //! `h_i + Σ_j J_ij x_j = Σ_{k∋i} (2(t_k − x_i) − 1)`, so an attempt reads 4
-//! totals and a flip writes 4, where the neighbour lists need 28 writes.
+//! totals and a flip writes 4 (9×9), where the neighbour lists need 28 writes.
 
 use crate::error::PuzzleError;
-use crate::grid::{peers, shared_units, unit_name, units_of, Grid, BOX, CELLS, CONSTRAINTS, N, SPINS};
+use crate::grid::{symbol, Geometry, Grid};
 use crate::reduce::Candidates;
-
-/// Colour classes of the coupling graph (DESIGN.md §2).
-pub const COLOURS: usize = N;
 
 /// One free spin: "cell holds digit + 1".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Spin {
     pub cell: u16,
-    /// 0..=8
+    /// 0..n
     pub digit: u16,
-}
-
-impl Spin {
-    pub fn canonical_index(self) -> usize {
-        N * self.cell as usize + self.digit as usize
-    }
 }
 
 #[derive(Debug, Clone)]
 pub struct Model {
-    /// Cells whose digit is known (clues, and cells pinned by propagation).
+    /// Cells whose digit is known (clues, and cells pinned by propagation); its shape is the model's.
     pub fixed: Grid,
     /// Free spins in sweep order.
     pub spins: Vec<Spin>,
-    /// Class `k` is `spins[class_start[k]..class_start[k + 1]]`.
-    pub class_start: [u32; COLOURS + 1],
+    /// Class `k` (of n) is `spins[class_start[k]..class_start[k + 1]]`.
+    pub class_start: Vec<u32>,
     /// Linear coefficient h_i of each free spin.
     pub field: Vec<i32>,
     /// Neighbours of spin `i` are `neighbours[neighbour_start[i]..neighbour_start[i + 1]]`.
@@ -62,67 +53,57 @@ pub struct Model {
     pub fixed_ones: Vec<u8>,
 }
 
-/// Colour of spin (cell, digit): `(S[cell] + digit) mod 9` for the solved
-/// grid `S[r][c] = (3·(r mod 3) + r div 3 + c) mod 9`.
-pub fn colour_of(cell: usize, digit: usize) -> usize {
-    let (row, col) = (cell / N, cell % N);
-    (BOX * (row % BOX) + row / BOX + col + digit) % N
-}
-
-/// Constraint indices of spin (cell, digit): its cell, then (row|column|box, digit).
-pub fn constraints_of(cell: usize, digit: usize) -> [usize; 4] {
-    let [row, col, bx] = units_of(cell);
-    [cell, CELLS + N * row + digit, CELLS + N * col + digit, CELLS + N * bx + digit]
-}
-
 impl Model {
     /// Builds the model of a reduced puzzle. Fails when a constraint can
     /// never be met (no free spin and no fixed one), which proves the puzzle
     /// has no solution.
     pub fn build(candidates: &Candidates) -> Result<Model, PuzzleError> {
         let fixed = candidates.fixed.clone();
-        let mut spins: Vec<Spin> = (0..CELLS)
+        let geometry = fixed.geometry();
+        let (n, cells) = (geometry.n, geometry.cells);
+        let colour = |s: &Spin| geometry.colour_of(s.cell as usize, s.digit as usize);
+        let canonical = |s: &Spin| n * s.cell as usize + s.digit as usize;
+        let mut spins: Vec<Spin> = (0..cells)
             .filter(|&c| fixed.cells[c] == 0)
-            .flat_map(|cell| (0..N).filter(move |&d| candidates.is_possible(cell, d)).map(move |d| (cell, d)))
+            .flat_map(|cell| (0..n).filter(move |&d| candidates.is_possible(cell, d)).map(move |d| (cell, d)))
             .map(|(cell, digit)| Spin { cell: cell as u16, digit: digit as u16 })
             .collect();
-        spins.sort_by_key(|s| (colour_of(s.cell as usize, s.digit as usize), s.canonical_index()));
+        spins.sort_by_key(|s| (colour(s), canonical(s)));
 
-        let mut class_start = [0u32; COLOURS + 1];
+        let mut class_start = vec![0u32; n + 1];
         for s in &spins {
-            class_start[colour_of(s.cell as usize, s.digit as usize) + 1] += 1;
+            class_start[colour(s) + 1] += 1;
         }
-        for k in 0..COLOURS {
+        for k in 0..n {
             class_start[k + 1] += class_start[k];
         }
 
-        let mut free_index = vec![u32::MAX; SPINS];
+        let mut free_index = vec![u32::MAX; geometry.shape.spins()];
         for (i, s) in spins.iter().enumerate() {
-            free_index[s.canonical_index()] = i as u32;
+            free_index[canonical(s)] = i as u32;
         }
 
-        let mut fixed_ones = [0i32; CONSTRAINTS];
-        let mut free_members = [0u32; CONSTRAINTS];
-        for cell in 0..CELLS {
-            if fixed.cells[cell] != 0 {
-                for k in constraints_of(cell, fixed.cells[cell] as usize - 1) {
-                    fixed_ones[k] += 1;
-                }
+        let mut fixed_ones = vec![0i32; geometry.constraints];
+        let mut free_members = vec![0u32; geometry.constraints];
+        for cell in (0..cells).filter(|&c| fixed.cells[c] != 0) {
+            for k in geometry.constraints_of(cell, fixed.cells[cell] as usize - 1) {
+                fixed_ones[k] += 1;
             }
         }
         for s in &spins {
-            for k in constraints_of(s.cell as usize, s.digit as usize) {
+            for k in geometry.constraints_of(s.cell as usize, s.digit as usize) {
                 free_members[k] += 1;
             }
         }
-        if let Some(k) = (CELLS..CONSTRAINTS).find(|&k| fixed_ones[k] == 0 && free_members[k] == 0) {
-            let (unit, digit) = ((k - CELLS) / N, (k - CELLS) % N);
-            return Err(PuzzleError::NoSolution(format!("digit {} has no place in {}", digit + 1, unit_name(unit))));
+        if let Some(k) = (cells..geometry.constraints).find(|&k| fixed_ones[k] == 0 && free_members[k] == 0) {
+            let (unit, digit) = ((k - cells) / n, (k - cells) % n);
+            let place = geometry.unit_name(unit);
+            return Err(PuzzleError::NoSolution(format!("digit {} has no place in {place}", symbol(digit + 1))));
         }
         let offset = fixed_ones.iter().map(|&a| (1 - a) * (1 - a)).sum();
         let field = spins
             .iter()
-            .map(|s| constraints_of(s.cell as usize, s.digit as usize).iter().map(|&k| 2 * fixed_ones[k] - 1).sum())
+            .map(|s| geometry.constraints_of(s.cell as usize, s.digit as usize).map(|k| 2 * fixed_ones[k] - 1).sum())
             .collect();
 
         let mut neighbour_start = Vec::with_capacity(spins.len() + 1);
@@ -131,12 +112,13 @@ impl Model {
         neighbour_start.push(0);
         for s in &spins {
             let (cell, digit) = (s.cell as usize, s.digit as usize);
-            let mut list: Vec<(u32, i32)> = Vec::with_capacity(2 * N + 2 * N);
-            for other_digit in (0..N).filter(|&d| d != digit) {
-                list.push((free_index[N * cell + other_digit], 2));
+            let peers = &geometry.peers[cell];
+            let mut list: Vec<(u32, i32)> = Vec::with_capacity(n + peers.len());
+            for other_digit in (0..n).filter(|&d| d != digit) {
+                list.push((free_index[n * cell + other_digit], 2));
             }
-            for &peer in peers(cell) {
-                list.push((free_index[N * peer + digit], 2 * shared_units(cell, peer) as i32));
+            for &peer in peers {
+                list.push((free_index[n * peer + digit], 2 * geometry.shared_units(cell, peer) as i32));
             }
             list.retain(|&(j, _)| j != u32::MAX);
             list.sort_unstable();
@@ -147,6 +129,10 @@ impl Model {
 
         let fixed_ones = fixed_ones.iter().map(|&a| a as u8).collect();
         Ok(Model { fixed, spins, class_start, field, neighbour_start, neighbours, couplings, offset, fixed_ones })
+    }
+
+    pub fn geometry(&self) -> &'static Geometry {
+        self.fixed.geometry()
     }
 
     pub fn len(&self) -> usize {
@@ -191,14 +177,15 @@ impl Model {
             .unwrap_or(0)
     }
 
-    /// The full 729-spin assignment (canonical order) of a free-spin state.
+    /// The full assignment of all n³ spins (index `n·cell + digit`) of a free-spin state.
     pub fn full_assignment(&self, x: &[u8]) -> Vec<u8> {
-        let mut full = vec![0u8; SPINS];
-        for cell in (0..CELLS).filter(|&c| self.fixed.cells[c] != 0) {
-            full[N * cell + self.fixed.cells[cell] as usize - 1] = 1;
+        let shape = self.fixed.shape;
+        let mut full = vec![0u8; shape.spins()];
+        for (cell, &value) in self.fixed.cells.iter().enumerate().filter(|(_, &v)| v != 0) {
+            full[shape.n * cell + value as usize - 1] = 1;
         }
         for (i, s) in self.spins.iter().enumerate() {
-            full[s.canonical_index()] = x[i];
+            full[shape.n * s.cell as usize + s.digit as usize] = x[i];
         }
         full
     }

@@ -13,32 +13,37 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use crate::error::{Error, PuzzleError};
-use crate::grid::{Grid, CELLS};
+use crate::grid::{Grid, Shape, Variant, SYMBOLS};
 
-fn cell_value(byte: u8) -> Option<u8> {
-    match byte {
-        b'1'..=b'9' => Some(byte - b'0'),
-        b'.' | b'0' => Some(0),
-        _ => None,
-    }
+/// The value of a cell symbol on a board of side `n`: 1..=n, or 0 for empty.
+fn cell_value(byte: u8, n: usize) -> Option<u8> {
+    let value = match byte.to_ascii_uppercase() {
+        b'.' => 0,
+        b'0' if n <= 9 => 0,
+        symbol => SYMBOLS.iter().position(|&s| s == symbol)? as u8 + 1,
+    };
+    (value as usize <= n).then_some(value)
 }
 
-/// Parses the first 81 characters of `text` as a grid.
-pub fn parse_grid(text: &[u8]) -> Result<Grid, PuzzleError> {
-    let cells_given = text.iter().take_while(|&&b| cell_value(b).is_some()).count();
-    if cells_given > CELLS {
-        return Err(PuzzleError::TooLong { cells: cells_given });
-    }
-    if cells_given < CELLS {
-        // Either the line ends early or a character in the first 81 is no cell.
+/// Whether a byte can be a cell on some board.
+fn is_cell_symbol(byte: u8) -> bool {
+    cell_value(byte, SYMBOLS.len()).is_some() || byte == b'0'
+}
+
+/// Parses the leading cells of `text` as a grid of `variant`; their count
+/// (16, 81, 256, 625, or any n² for Latin squares) sets the size.
+pub fn parse_grid(text: &[u8], variant: Variant) -> Result<Grid, PuzzleError> {
+    let cells_given = text.iter().take_while(|&&b| is_cell_symbol(b)).count();
+    let Some(shape) = Shape::for_cells(cells_given, variant) else {
+        // Either the line ends where no size does, or a character is no cell.
         return match text.get(cells_given) {
-            Some(&byte) if !is_comment_start(byte) => Err(bad_char(text, cells_given)),
-            _ => Err(PuzzleError::TooShort { cells: cells_given }),
+            Some(&byte) if !is_comment_start(byte) => Err(bad_char(text, cells_given, None)),
+            _ => Err(PuzzleError::BadLength { cells: cells_given, expected: Shape::lengths(variant) }),
         };
-    }
-    let mut grid = Grid::empty();
-    for (cell, &byte) in text[..CELLS].iter().enumerate() {
-        grid.cells[cell] = cell_value(byte).expect("checked above");
+    };
+    let mut grid = Grid::empty(shape);
+    for (cell, &byte) in text[..cells_given].iter().enumerate() {
+        grid.cells[cell] = cell_value(byte, shape.n).ok_or_else(|| bad_char(text, cell, Some(shape.n)))?;
     }
     Ok(grid)
 }
@@ -47,10 +52,16 @@ fn is_comment_start(byte: u8) -> bool {
     byte.is_ascii_whitespace() || byte == b'#'
 }
 
-fn bad_char(text: &[u8], position: usize) -> PuzzleError {
+/// A character that is no cell, at 0-based `position`; `n` when the size is known.
+fn bad_char(text: &[u8], position: usize, n: Option<usize>) -> PuzzleError {
     let rest = String::from_utf8_lossy(&text[position..]);
     let character = rest.chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
-    PuzzleError::BadCharacter { character, column: position + 1 }
+    let allowed = match n {
+        Some(n) if n <= 9 => format!("1-{n}, '.' or '0'"),
+        Some(n) => format!("1-9, A-{}, '.'", char::from(SYMBOLS[n - 1])),
+        None => "1-9, A-P, '.' or '0'".into(),
+    };
+    PuzzleError::BadCharacter { character, column: position + 1, allowed }
 }
 
 /// One puzzle record of the input, valid or not.
@@ -58,7 +69,7 @@ fn bad_char(text: &[u8], position: usize) -> PuzzleError {
 pub struct Entry {
     /// 1-based line number within its input.
     pub line: usize,
-    /// The puzzle as written: its first 81 characters, or the whole
+    /// The puzzle as written: its cells, or the whole
     /// (trimmed) line when it is not a valid puzzle.
     pub text: String,
     pub grid: Result<Grid, PuzzleError>,
@@ -67,14 +78,15 @@ pub struct Entry {
 /// Streams [`Entry`]s out of a reader.
 pub struct PuzzleReader<R> {
     input: R,
+    variant: Variant,
     line: usize,
     buffer: Vec<u8>,
     csv: bool,
 }
 
 impl<R: BufRead> PuzzleReader<R> {
-    pub fn new(input: R) -> Self {
-        PuzzleReader { input, line: 0, buffer: Vec::new(), csv: false }
+    pub fn new(input: R, variant: Variant) -> Self {
+        PuzzleReader { input, variant, line: 0, buffer: Vec::new(), csv: false }
     }
 
     fn next_entry(&mut self) -> io::Result<Option<Entry>> {
@@ -97,8 +109,11 @@ impl<R: BufRead> PuzzleReader<R> {
                 continue;
             }
             let text = if self.csv { text.split(|&b| b == b',').next().unwrap_or(text) } else { text };
-            let grid = parse_grid(text);
-            let shown = if grid.is_ok() { &text[..CELLS] } else { text };
+            let grid = parse_grid(text, self.variant);
+            let shown = match &grid {
+                Ok(grid) => &text[..grid.cells.len()],
+                Err(_) => text,
+            };
             return Ok(Some(Entry { line: self.line, text: String::from_utf8_lossy(shown).into_owned(), grid }));
         }
     }
@@ -113,13 +128,14 @@ impl<R: BufRead> Iterator for PuzzleReader<R> {
 }
 
 /// The lines of one command-line input: `-` is stdin, a path a file. An
-/// argument is a puzzle when it is no existing path and holds only cell characters (so a mistyped puzzle is
-/// reported as an invalid puzzle, not as a missing file).
+/// argument is a puzzle when it is no existing path and holds only cell
+/// characters, one at least a digit or `.` (so a mistyped puzzle is reported
+/// as an invalid puzzle, not as a missing file).
 pub fn open_input(arg: &str) -> Result<Box<dyn BufRead>, Error> {
     if arg == "-" {
         return Ok(Box::new(io::stdin().lock()));
     }
-    let looks_like_puzzle = arg.len() >= 17 && arg.bytes().all(|b| b == b'.' || b.is_ascii_digit());
+    let looks_like_puzzle = arg.bytes().all(is_cell_symbol) && arg.bytes().any(|b| b == b'.' || b.is_ascii_digit());
     if looks_like_puzzle && !Path::new(arg).exists() {
         return Ok(Box::new(io::Cursor::new(arg.as_bytes().to_vec())));
     }
@@ -129,12 +145,13 @@ pub fn open_input(arg: &str) -> Result<Box<dyn BufRead>, Error> {
 
 /// Every puzzle of every input, in order; each input is opened when reached,
 /// so a missing second file does not hide the first's results.
-pub fn entries(inputs: &[String]) -> impl Iterator<Item = Result<Entry, Error>> + '_ {
-    inputs.iter().flat_map(|arg| -> Box<dyn Iterator<Item = Result<Entry, Error>>> {
+pub fn entries(inputs: &[String], variant: Variant) -> impl Iterator<Item = Result<Entry, Error>> + '_ {
+    inputs.iter().flat_map(move |arg| -> Box<dyn Iterator<Item = Result<Entry, Error>>> {
         match open_input(arg) {
             Err(err) => Box::new(std::iter::once(Err(err))),
             Ok(reader) => Box::new(
-                PuzzleReader::new(reader).map(move |e| e.map_err(|source| Error::Read { path: arg.clone(), source })),
+                PuzzleReader::new(reader, variant)
+                    .map(move |e| e.map_err(|source| Error::Read { path: arg.clone(), source })),
             ),
         }
     })
@@ -161,15 +178,19 @@ pub fn count_puzzles(inputs: &[String]) -> Option<u64> {
 mod tests {
     use super::*;
 
+    fn parse(text: &str) -> Result<Grid, PuzzleError> {
+        parse_grid(text.as_bytes(), Variant::Standard)
+    }
+
     const EASY: &str = "004300209005009001070060043006002087190007400050083000600000105003508690042910300";
 
     fn entries(input: &str) -> Vec<Entry> {
-        PuzzleReader::new(input.as_bytes()).map(Result::unwrap).collect()
+        PuzzleReader::new(input.as_bytes(), Variant::Standard).map(Result::unwrap).collect()
     }
 
     #[test]
     fn parses_digits_dots_and_zeros() {
-        let grid = parse_grid(EASY.as_bytes()).unwrap();
+        let grid = parse(EASY).unwrap();
         assert_eq!(grid.cells[2], 4);
         assert_eq!(grid.cells[0], 0);
         assert_eq!(grid.to_string().replace('.', "0"), EASY);
@@ -177,17 +198,47 @@ mod tests {
 
     #[test]
     fn trailing_comment_is_ignored_but_an_extra_cell_is_not() {
-        assert!(parse_grid(format!("{EASY} # easy").as_bytes()).is_ok());
-        assert!(parse_grid(format!("{EASY}#x").as_bytes()).is_ok());
-        assert_eq!(parse_grid(format!("{EASY}1").as_bytes()), Err(PuzzleError::TooLong { cells: 82 }));
+        assert!(parse(&format!("{EASY} # easy")).is_ok());
+        assert!(parse(&format!("{EASY}#x")).is_ok());
+        assert_eq!(
+            parse(&format!("{EASY}1")),
+            Err(PuzzleError::BadLength { cells: 82, expected: "16, 81, 256 or 625".into() })
+        );
     }
 
     #[test]
     fn reports_short_lines_and_bad_characters() {
-        assert_eq!(parse_grid(&EASY.as_bytes()[..80]), Err(PuzzleError::TooShort { cells: 80 }));
+        assert_eq!(
+            parse(&EASY[..80]),
+            Err(PuzzleError::BadLength { cells: 80, expected: "16, 81, 256 or 625".into() })
+        );
         let mut bad = EASY.as_bytes().to_vec();
         bad[5] = b'x';
-        assert_eq!(parse_grid(&bad), Err(PuzzleError::BadCharacter { character: 'x', column: 6 }));
+        let allowed = "1-9, A-P, '.' or '0'".to_string();
+        assert_eq!(
+            parse_grid(&bad, Variant::Standard),
+            Err(PuzzleError::BadCharacter { character: 'x', column: 6, allowed })
+        );
+        bad[5] = b'A';
+        let allowed = "1-9, '.' or '0'".to_string();
+        assert_eq!(
+            parse_grid(&bad, Variant::Standard),
+            Err(PuzzleError::BadCharacter { character: 'A', column: 6, allowed })
+        );
+    }
+
+    #[test]
+    fn line_length_sets_the_size_and_symbols_follow_it() {
+        let small = parse("1..4..1..3..4..2").unwrap();
+        assert_eq!((small.shape.n, small.cells[3]), (4, 4));
+        let big = format!("G{}a", ".".repeat(254));
+        let big = parse(&big).unwrap();
+        assert_eq!((big.shape.n, big.cells[0], big.cells[255]), (16, 16, 10));
+        assert_eq!(big.to_string(), format!("G{}A", ".".repeat(254)));
+        assert!(matches!(parse(&format!("0{}", ".".repeat(255))), Err(PuzzleError::BadCharacter { column: 1, .. })));
+        let latin = parse_grid(b"12...3.1.", Variant::Latin).unwrap();
+        assert_eq!((latin.shape.n, latin.cells[5]), (3, 3));
+        assert!(matches!(parse("12...3.1."), Err(PuzzleError::BadLength { cells: 9, .. })));
     }
 
     #[test]

@@ -1,13 +1,13 @@
 //! Stage 2a, pre-reduction: which spins stay free before the model is built.
 //!
-//! `None` keeps all 9 digits of every empty cell; `Clues` removes digits
+//! `None` keeps every digit of every empty cell; `Clues` removes digits
 //! that a clue peer already holds; `Propagate` then also applies naked and
 //! hidden singles until nothing changes. Reduction only removes spins (a
 //! cell it pins down becomes fixed like a clue); the search is the
 //! annealer's. A contradiction found on the way proves there is no solution.
 
 use crate::error::PuzzleError;
-use crate::grid::{cell_name, peers, unit_cells, unit_name, Grid, CELLS, N, UNITS};
+use crate::grid::{symbol, Grid};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -21,15 +21,13 @@ pub enum Reduce {
     Propagate,
 }
 
-const ALL_DIGITS: u16 = (1 << N) - 1;
-
 /// What reduction leaves: fixed cells, and candidate digits of the rest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidates {
-    /// Digit 1..=9 of each fixed cell (clue or pinned down), 0 if free.
+    /// Digit 1..=n of each fixed cell (clue or pinned down), 0 if free.
     pub fixed: Grid,
     /// Bit `d` set: digit `d + 1` is still possible in a free cell.
-    pub masks: [u16; CELLS],
+    pub masks: Vec<u32>,
 }
 
 impl Candidates {
@@ -40,19 +38,20 @@ impl Candidates {
 
 /// Fails when a digit appears twice in a unit, naming both cells.
 pub fn check_clues(grid: &Grid) -> Result<(), PuzzleError> {
-    for unit in 0..UNITS {
-        let mut seen = [usize::MAX; N + 1];
-        for &cell in unit_cells(unit) {
+    let geometry = grid.geometry();
+    for (unit, cells) in geometry.unit_cells.iter().enumerate() {
+        let mut seen = vec![usize::MAX; geometry.n + 1];
+        for &cell in cells {
             let digit = grid.cells[cell] as usize;
             if digit == 0 {
                 continue;
             }
             if seen[digit] != usize::MAX {
                 return Err(PuzzleError::ConflictingClues {
-                    digit: digit as u8,
-                    unit: unit_name(unit),
-                    first: cell_name(seen[digit]),
-                    second: cell_name(cell),
+                    digit: symbol(digit),
+                    unit: geometry.unit_name(unit),
+                    first: geometry.cell_name(seen[digit]),
+                    second: geometry.cell_name(cell),
                 });
             }
             seen[digit] = cell;
@@ -63,20 +62,21 @@ pub fn check_clues(grid: &Grid) -> Result<(), PuzzleError> {
 
 /// Reduces a puzzle whose clues passed [`check_clues`].
 pub fn reduce(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
-    let mut candidates = Candidates { fixed: grid.clone(), masks: [0; CELLS] };
-    for cell in 0..CELLS {
+    let geometry = grid.geometry();
+    let mut candidates = Candidates { fixed: grid.clone(), masks: vec![0; geometry.cells] };
+    for cell in 0..geometry.cells {
         if grid.cells[cell] != 0 {
             continue;
         }
-        let mut mask = ALL_DIGITS;
+        let mut mask = (1 << geometry.n) - 1;
         if mode != Reduce::None {
-            for &peer in peers(cell) {
+            for &peer in &geometry.peers[cell] {
                 if grid.cells[peer] != 0 {
                     mask &= !(1 << (grid.cells[peer] - 1));
                 }
             }
             if mask == 0 {
-                return Err(no_candidate(cell));
+                return Err(no_candidate(grid, cell));
             }
         }
         candidates.masks[cell] = mask;
@@ -87,25 +87,26 @@ pub fn reduce(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
     Ok(candidates)
 }
 
-fn no_candidate(cell: usize) -> PuzzleError {
-    PuzzleError::NoSolution(format!("{} has no candidate", cell_name(cell)))
+fn no_candidate(grid: &Grid, cell: usize) -> PuzzleError {
+    PuzzleError::NoSolution(format!("{} has no candidate", grid.geometry().cell_name(cell)))
 }
 
 fn place(candidates: &mut Candidates, cell: usize, digit: usize) -> Result<(), PuzzleError> {
+    let geometry = candidates.fixed.geometry();
     candidates.fixed.cells[cell] = digit as u8 + 1;
     candidates.masks[cell] = 0;
-    for &peer in peers(cell) {
+    for &peer in &geometry.peers[cell] {
         if candidates.fixed.cells[peer] == 0 {
             candidates.masks[peer] &= !(1 << digit);
             if candidates.masks[peer] == 0 {
-                return Err(no_candidate(peer));
+                return Err(no_candidate(&candidates.fixed, peer));
             }
         } else if candidates.fixed.cells[peer] as usize == digit + 1 {
             return Err(PuzzleError::NoSolution(format!(
                 "{} and {} both need digit {}",
-                cell_name(cell),
-                cell_name(peer),
-                digit + 1
+                geometry.cell_name(cell),
+                geometry.cell_name(peer),
+                symbol(digit + 1)
             )));
         }
     }
@@ -113,18 +114,18 @@ fn place(candidates: &mut Candidates, cell: usize, digit: usize) -> Result<(), P
 }
 
 fn propagate(candidates: &mut Candidates) -> Result<(), PuzzleError> {
+    let geometry = candidates.fixed.geometry();
     loop {
         let mut changed = false;
-        for cell in 0..CELLS {
+        for cell in 0..geometry.cells {
             let mask = candidates.masks[cell];
             if candidates.fixed.cells[cell] == 0 && mask.count_ones() == 1 {
                 place(candidates, cell, mask.trailing_zeros() as usize)?;
                 changed = true;
             }
         }
-        for unit in 0..UNITS {
-            for digit in 0..N {
-                let cells = unit_cells(unit);
+        for (unit, cells) in geometry.unit_cells.iter().enumerate() {
+            for digit in 0..geometry.n {
                 if cells.iter().any(|&c| candidates.fixed.cells[c] as usize == digit + 1) {
                     continue;
                 }
@@ -133,8 +134,8 @@ fn propagate(candidates: &mut Candidates) -> Result<(), PuzzleError> {
                     (None, _) => {
                         return Err(PuzzleError::NoSolution(format!(
                             "digit {} has no place in {}",
-                            digit + 1,
-                            unit_name(unit)
+                            symbol(digit + 1),
+                            geometry.unit_name(unit)
                         )))
                     }
                     (Some(&cell), None) => {

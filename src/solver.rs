@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crate::backend::{Backend, Layout, Problem};
 use crate::decode::{decode, verify};
 use crate::error::{Error, PuzzleError, Result};
-use crate::grid::Grid;
+use crate::grid::{Grid, Shape, Variant};
 use crate::model::Model;
 use crate::puzzle::Entry;
 use crate::reduce::{check_clues, reduce, Reduce};
@@ -32,6 +32,8 @@ pub struct Settings {
     pub timeout: Option<Duration>,
     pub seed: u64,
     pub reduce: Reduce,
+    /// The rules; the size follows from each puzzle line's length.
+    pub variant: Variant,
 }
 
 fn as_seconds<S: serde::Serializer>(timeout: &Option<Duration>, serializer: S) -> std::result::Result<S::Ok, S::Error> {
@@ -51,6 +53,7 @@ impl Default for Settings {
             timeout: Some(Duration::from_secs(60)),
             seed: 0,
             reduce: Reduce::Clues,
+            variant: Variant::Standard,
         }
     }
 }
@@ -145,6 +148,14 @@ fn prepare(puzzle: &Grid, settings: &Settings) -> Result<Prepared> {
     })
 }
 
+/// A puzzle read and built, on its way to a slot.
+struct Ready {
+    sequence: u64,
+    entry: Entry,
+    model: Model,
+    started: Instant,
+}
+
 /// A puzzle annealing in a slot.
 struct Active {
     sequence: u64,
@@ -173,54 +184,75 @@ pub fn solve_stream(
     stop: impl Fn() -> bool,
 ) -> Result<()> {
     let per_slot = settings.ladders * settings.replicas;
-    backend.configure(Layout { slots: settings.batch, replicas_per_slot: per_slot, rungs: settings.replicas })?;
     let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let mut entries = entries.fuse();
     let (mut input_done, mut input_error) = (false, None);
     let mut slots: Vec<Option<Active>> = (0..settings.batch).map(|_| None).collect();
+    // The batch holds one board shape; a puzzle of another waits here until the batch drains.
+    let mut configured: Option<Shape> = None;
+    // Slots in use: fewer than `settings.batch` when a large board's replicas exceed the device's buffers.
+    let mut usable = settings.batch;
+    let mut waiting: Option<Ready> = None;
     let mut pending: BTreeMap<u64, (Entry, Outcome)> = BTreeMap::new();
     let (mut read, mut emitted) = (0u64, 0u64);
     let mut rung_of_replica = vec![0u32; settings.batch * per_slot];
     let mut counts = vec![0u32; settings.batch];
     loop {
         let stopping = stop();
-        for (slot, active) in slots.iter_mut().enumerate().filter(|(_, a)| a.is_none() && !stopping) {
-            while active.is_none() && !input_done && input_error.is_none() && pending.len() < MAX_PENDING {
-                let entry = match entries.next() {
-                    None => {
-                        input_done = true;
-                        break;
-                    }
-                    Some(Err(err)) => {
-                        input_error = Some(err);
-                        break;
-                    }
-                    Some(Ok(entry)) => entry,
-                };
-                let sequence = read;
-                read += 1;
-                let started = Instant::now();
-                let model = match &entry.grid {
-                    Err(reason) => {
-                        let outcome = Outcome::invalid(reason.clone());
-                        pending.insert(sequence, (entry, outcome));
-                        continue;
-                    }
-                    Ok(puzzle) => match prepare(puzzle, settings)? {
-                        Prepared::Decided(status) => {
-                            pending.insert(sequence, (entry, Outcome::decided(status, started)));
-                            continue;
+        'fill: for slot in 0..settings.batch {
+            while !stopping && slot < usable && slots[slot].is_none() {
+                let ready = match waiting.take() {
+                    Some(ready) => ready,
+                    None if input_done || input_error.is_some() || pending.len() >= MAX_PENDING => break,
+                    None => match entries.next() {
+                        None => {
+                            input_done = true;
+                            break;
                         }
-                        Prepared::Anneal(model) => model,
+                        Some(Err(err)) => {
+                            input_error = Some(err);
+                            break;
+                        }
+                        Some(Ok(entry)) => {
+                            let sequence = read;
+                            read += 1;
+                            let started = Instant::now();
+                            match &entry.grid {
+                                Err(reason) => {
+                                    pending.insert(sequence, (entry.clone(), Outcome::invalid(reason.clone())));
+                                    continue;
+                                }
+                                Ok(puzzle) => match prepare(puzzle, settings)? {
+                                    Prepared::Decided(status) => {
+                                        pending.insert(sequence, (entry, Outcome::decided(status, started)));
+                                        continue;
+                                    }
+                                    Prepared::Anneal(model) => Ready { sequence, entry, model, started },
+                                },
+                            }
+                        }
                     },
                 };
+                let shape = ready.model.fixed.shape;
+                if configured != Some(shape) {
+                    if slots.iter().any(Option::is_some) {
+                        waiting = Some(ready);
+                        break 'fill;
+                    }
+                    usable = settings.fit_replicas(backend.max_replicas(shape)).batch;
+                    let layout = Layout { shape, slots: usable, replicas_per_slot: per_slot, rungs: settings.replicas };
+                    backend.configure(layout)?;
+                    configured = Some(shape);
+                }
+                let model = ready.model;
                 let table_len = (model.max_abs_field() / 2 + 1) as usize;
                 let problem =
                     Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: settings.seed };
                 backend.load(slot, &problem)?;
                 let exchanges =
                     (0..settings.ladders as u32).map(|index| Exchange::new(&ladder, settings.seed, index)).collect();
-                *active = Some(Active { sequence, entry, model, exchanges, sweeps: 0, started });
+                let Ready { sequence, entry, started, .. } = ready;
+                slots[slot] = Some(Active { sequence, entry, model, exchanges, sweeps: 0, started });
             }
         }
         while let Some((entry, outcome)) = pending.remove(&emitted) {
@@ -232,7 +264,7 @@ pub fn solve_stream(
         }
         if slots.iter().all(Option::is_none) {
             // Nothing anneals, so nothing holds back the pending results: all were emitted.
-            if input_done || input_error.is_some() {
+            if waiting.is_none() && (input_done || input_error.is_some()) {
                 return input_error.map_or(Ok(()), Err);
             }
             continue;

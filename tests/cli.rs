@@ -3,7 +3,10 @@
 use std::io::Write;
 use std::process::{Child, Command, Output, Stdio};
 
-use crate::util::{exact_solve, example, grid, EASY, EASY_SOLUTION, INKALA};
+use sudoku_anneal::grid::{Grid, Variant};
+use sudoku_anneal::puzzle::{parse_grid, PuzzleReader};
+
+use crate::util::{exact_solve, example, grid, solves, EASY, EASY_SOLUTION, INKALA};
 
 /// The binary with piped stdin, stdout and stderr.
 fn spawn(args: &[&str]) -> Child {
@@ -51,6 +54,49 @@ fn solves_inkala_from_a_fixed_seed_reproducibly() {
     assert_eq!(again["sweeps"], record["sweeps"]);
 }
 
+/// Solves `input` on the CPU with `flags` and checks every record against the rules.
+fn assert_solves_all(input: &str, flags: &[&str], variant: Variant) {
+    let mut args = vec!["solve", "--backend", "cpu", "--reduce", "propagate"];
+    args.extend(flags);
+    let out = run(&args, input);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let puzzles: Vec<Grid> = PuzzleReader::new(input.as_bytes(), variant).map(|e| e.unwrap().grid.unwrap()).collect();
+    let lines = stdout_lines(&out);
+    assert_eq!(lines.len(), puzzles.len());
+    for (puzzle, line) in puzzles.iter().zip(&lines) {
+        let solution = parse_grid(line.as_bytes(), variant).unwrap();
+        assert!(solves(puzzle, &solution), "{line} does not solve {puzzle}");
+    }
+}
+
+#[test]
+fn every_size_solves_and_sizes_may_mix_in_one_input() {
+    let sixteen = std::fs::read_to_string(example("16x16.txt")).unwrap();
+    let sixteen: Vec<&str> = sixteen.lines().filter(|l| !l.starts_with('#')).collect();
+    let mixed = format!("....1.....13..2.\n{EASY}\n{}\n{INKALA}\n{}\n.2..3..1..4....2\n", sixteen[0], sixteen[3]);
+    assert_solves_all(&mixed, &["--batch", "2"], Variant::Standard);
+    let out = run(&["solve", "--backend", "cpu", "--reduce", "propagate", &sixteen[1][..256]], "");
+    let exact = exact_solve(&parse_grid(sixteen[1].as_bytes(), Variant::Standard).unwrap()).unwrap();
+    assert_eq!(stdout_lines(&out), vec![exact.to_string()], "a public 16×16 puzzle has this one solution");
+    let big = std::fs::read_to_string(example("25x25.txt")).unwrap();
+    let generated_big = big.lines().last().unwrap();
+    assert_solves_all(generated_big, &[], Variant::Standard);
+}
+
+#[test]
+fn diagonal_sudoku_and_latin_squares_follow_their_rules() {
+    let x = std::fs::read_to_string(example("x.txt")).unwrap();
+    assert_solves_all(&x, &["--variant", "x"], Variant::X);
+    let latin = std::fs::read_to_string(example("latin.txt")).unwrap();
+    let small: String =
+        latin.lines().filter(|l| !l.starts_with('#') && l.len() <= 100).map(|l| format!("{l}\n")).collect();
+    assert_solves_all(&small, &["--variant", "latin"], Variant::Latin);
+    let out = run(&["solve", "--backend", "cpu", "--variant", "latin", "1..."], "");
+    assert_eq!(stdout_lines(&out), vec!["1221"]);
+    let out = run(&["solve", "--backend", "cpu", "1..."], "");
+    assert_eq!(stdout_lines(&out), vec!["1... # invalid: line 1: expected 16, 81, 256 or 625 cells, found 4"]);
+}
+
 #[test]
 fn parse_errors_exit_1_and_name_the_line() {
     let input = format!("# comment\n{EASY}\n{}\n", &EASY[..80]);
@@ -58,7 +104,7 @@ fn parse_errors_exit_1_and_name_the_line() {
     assert_eq!(out.status.code(), Some(1));
     let lines = stdout_lines(&out);
     assert_eq!(lines[0], EASY_SOLUTION);
-    assert_eq!(lines[1], format!("{} # invalid: line 3: expected 81 cells, found 80", &EASY[..80]));
+    assert_eq!(lines[1], format!("{} # invalid: line 3: expected 16, 81, 256 or 625 cells, found 80", &EASY[..80]));
 }
 
 #[test]

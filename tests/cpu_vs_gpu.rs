@@ -4,12 +4,14 @@
 use sudoku_anneal::backend::cpu::CpuBackend;
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{Backend, Layout, Problem};
+use sudoku_anneal::grid::{Grid, Variant};
 use sudoku_anneal::model::Model;
+use sudoku_anneal::puzzle::PuzzleReader;
 use sudoku_anneal::reduce::{reduce, Reduce};
 use sudoku_anneal::tempering::{Exchange, Ladder};
 use sudoku_anneal::{solve, Settings, Status};
 
-use crate::util::{exact_solve, famous_hard, grid, EASY, INKALA};
+use crate::util::{exact_solve, example, famous_hard, grid, EASY, INKALA};
 
 fn gpu() -> Option<GpuBackend> {
     match GpuBackend::new(AdapterChoice::Any) {
@@ -37,7 +39,7 @@ fn assert_twins(models: [&Model; 3], rounds: u32, counts: (u32, u32)) {
     let Some(mut gpu) = gpu() else { return };
     let mut cpu = CpuBackend::new();
     let ladder = Ladder::geometric(RUNGS, 0.3, 3.0);
-    let layout = Layout { slots: 2, replicas_per_slot: PER_SLOT, rungs: RUNGS };
+    let layout = Layout { shape: models[0].fixed.shape, slots: 2, replicas_per_slot: PER_SLOT, rungs: RUNGS };
     let mut exchanges: Vec<Exchange> =
         (0..2 * PER_SLOT as u32 / RUNGS as u32).map(|i| Exchange::new(&ladder, 42, i)).collect();
     for backend in [&mut cpu as &mut dyn Backend, &mut gpu] {
@@ -88,6 +90,34 @@ fn gpu_sweeps_equal_the_cpu_twin_on_two_slots() {
 #[test]
 fn gpu_sweeps_equal_the_cpu_twin_on_the_full_model() {
     assert_twins([&model(EASY, Reduce::None), &model(INKALA, Reduce::None), &model(EASY, Reduce::Clues)], 2, (3, 0));
+}
+
+/// Puzzles of `side` from a bundled example file.
+fn example_puzzles(file: &str, variant: Variant, side: usize) -> Vec<Grid> {
+    let text = std::fs::read_to_string(example(file)).unwrap();
+    PuzzleReader::new(text.as_bytes(), variant)
+        .map(|e| e.unwrap().grid.unwrap())
+        .filter(|g| g.shape.n == side)
+        .collect()
+}
+
+/// 16×16 and 25×25 boards, diagonals on odd and even sides (5 and 6
+/// constraints per spin), Latin squares (3): every kernel layout.
+#[test]
+fn gpu_sweeps_equal_the_cpu_twin_on_every_kind_of_board() {
+    let cases = [
+        ("16x16.txt", Variant::Standard, 16),
+        ("25x25.txt", Variant::Standard, 25),
+        ("x.txt", Variant::X, 9),
+        ("x.txt", Variant::X, 16),
+        ("latin.txt", Variant::Latin, 7),
+    ];
+    for (file, variant, side) in cases {
+        let puzzles = example_puzzles(file, variant, side);
+        let build = |k: usize, mode| Model::build(&reduce(&puzzles[k % puzzles.len()], mode).unwrap()).unwrap();
+        let models = [build(0, Reduce::Clues), build(1, Reduce::None), build(2, Reduce::Clues)];
+        assert_twins([&models[0], &models[1], &models[2]], 3, (2, 3));
+    }
 }
 
 #[test]

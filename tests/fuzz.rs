@@ -4,8 +4,8 @@
 
 use proptest::prelude::*;
 
-use sudoku_anneal::grid::{Grid, CELLS};
-use sudoku_anneal::model::{colour_of, Model};
+use sudoku_anneal::grid::{Grid, Shape, Variant};
+use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::{parse_grid, PuzzleReader};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 
@@ -13,11 +13,8 @@ use crate::util::exact_solve;
 
 /// Grids whose cells are empty `empty_weight` times as often as filled.
 fn arbitrary_grid(empty_weight: u32) -> impl Strategy<Value = Grid> {
-    proptest::collection::vec(prop_oneof![empty_weight => Just(0u8), 1 => 1u8..=9], CELLS).prop_map(|cells| {
-        let mut grid = Grid::empty();
-        grid.cells.copy_from_slice(&cells);
-        grid
-    })
+    proptest::collection::vec(prop_oneof![empty_weight => Just(0u8), 1 => 1u8..=9], 81)
+        .prop_map(|cells| Grid { shape: Shape::CLASSIC, cells })
 }
 
 proptest! {
@@ -25,7 +22,7 @@ proptest! {
 
     #[test]
     fn the_reader_never_panics_and_counts_every_puzzle_line(bytes in proptest::collection::vec(any::<u8>(), 0..2_000)) {
-        let entries: Vec<_> = PuzzleReader::new(bytes.as_slice()).collect::<Result<_, _>>().unwrap();
+        let entries: Vec<_> = PuzzleReader::new(bytes.as_slice(), Variant::Standard).collect::<Result<_, _>>().unwrap();
         let lines = bytes.split(|&b| b == b'\n').count();
         prop_assert!(entries.len() <= lines);
         prop_assert!(entries.windows(2).all(|w| w[0].line < w[1].line));
@@ -34,7 +31,7 @@ proptest! {
     #[test]
     fn a_parsed_grid_prints_back_as_its_cells(grid in arbitrary_grid(2), comment in "( #.*)?") {
         let text = format!("{grid}{comment}");
-        prop_assert_eq!(parse_grid(text.as_bytes()).unwrap(), grid);
+        prop_assert_eq!(parse_grid(text.as_bytes(), Variant::Standard).unwrap(), grid);
     }
 }
 
@@ -60,17 +57,19 @@ proptest! {
                 continue;
             };
             prop_assert_eq!(model.energy(&vec![0; model.len()]), model.offset);
+            let geometry = model.geometry();
+            let colour = |s: sudoku_anneal::model::Spin| geometry.colour_of(s.cell as usize, s.digit as usize);
             for i in 0..model.len() {
                 let s = model.spins[i];
                 for (j, _) in model.neighbours_of(i) {
                     let t = model.spins[j];
-                    prop_assert_ne!(colour_of(s.cell as usize, s.digit as usize), colour_of(t.cell as usize, t.digit as usize));
+                    prop_assert_ne!(colour(s), colour(t));
                 }
             }
             if let Some(solution) = &solution {
                 // Reduction is sound: a solution uses only spins that stayed free.
                 let x = model.encode(solution);
-                prop_assert_eq!(x.iter().map(|&b| b as usize).sum::<usize>() + model.fixed.clue_count(), CELLS);
+                prop_assert_eq!(x.iter().map(|&b| b as usize).sum::<usize>() + model.fixed.clue_count(), 81);
                 prop_assert_eq!(model.energy(&x), 0);
             }
         }

@@ -5,12 +5,14 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use sudoku_anneal::backend::cpu::{sweep, CpuModel, Replica};
-use sudoku_anneal::grid::{Grid, SPINS};
-use sudoku_anneal::model::{colour_of, constraints_of, Model, COLOURS};
+use sudoku_anneal::grid::{Grid, Shape, Variant};
+use sudoku_anneal::model::Model;
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 use sudoku_anneal::tempering::Ladder;
 
-use crate::util::{dense_coupled, dense_energy, exact_solve, famous_hard, grid, EASY, INKALA};
+use crate::util::{
+    all_shapes, dense_coupled, dense_energy, exact_solve, famous_hard, generated_puzzle, grid, units_of, EASY, INKALA,
+};
 
 const MODES: [Reduce; 3] = [Reduce::None, Reduce::Clues, Reduce::Propagate];
 
@@ -26,8 +28,8 @@ fn random_state(rng: &mut StdRng, len: usize) -> Vec<u8> {
 
 #[test]
 fn known_solutions_have_zero_energy_and_any_changed_digit_costs_energy() {
-    let empty = model(&Grid::empty(), Reduce::None);
-    assert_eq!(empty.len(), SPINS);
+    let empty = model(&Grid::empty(Shape::CLASSIC), Reduce::None);
+    assert_eq!(empty.len(), 729);
     for puzzle in famous_hard() {
         let solution = exact_solve(&puzzle).expect("famous puzzles are solvable");
         for mode in MODES {
@@ -46,11 +48,34 @@ fn known_solutions_have_zero_energy_and_any_changed_digit_costs_energy() {
 }
 
 #[test]
+fn solutions_of_every_size_and_variant_have_zero_energy_and_a_changed_digit_costs_energy() {
+    let shapes = all_shapes().into_iter().filter(|s| s.n <= 16 && s.n % 2 == 0);
+    for (seed, shape) in shapes.enumerate() {
+        let (puzzle, solution) = generated_puzzle(shape, 3, seed as u64);
+        let empty = model(&Grid::empty(shape), Reduce::None);
+        assert_eq!(empty.energy(&empty.encode(&solution)), 0, "{shape:?}");
+        for mode in MODES {
+            let m = model(&puzzle, mode);
+            assert_eq!(m.energy(&m.encode(&solution)), 0, "{shape:?} {mode:?}");
+        }
+        let mut wrong = solution.clone();
+        wrong.cells[shape.cells() - 1] = wrong.cells[shape.cells() - 1] % shape.n as u8 + 1;
+        assert!(empty.energy(&empty.encode(&wrong)) > 0, "{shape:?}");
+    }
+}
+
+#[test]
 fn energy_equals_the_dense_qubo_on_random_states() {
     let mut rng = StdRng::seed_from_u64(1);
     let mut puzzles = famous_hard();
     puzzles.push(grid(EASY));
-    puzzles.push(Grid::empty());
+    puzzles.push(Grid::empty(Shape::CLASSIC));
+    for shape in [Shape { n: 4, variant: Variant::X }, Shape { n: 16, variant: Variant::Standard }] {
+        puzzles.push(Grid::empty(shape));
+        puzzles.push(generated_puzzle(shape, 3, 1).0);
+    }
+    puzzles.push(generated_puzzle(Shape { n: 9, variant: Variant::X }, 4, 2).0);
+    puzzles.push(generated_puzzle(Shape { n: 7, variant: Variant::Latin }, 3, 3).0);
     for puzzle in &puzzles {
         for mode in MODES {
             let Ok(candidates) = reduce(puzzle, mode) else { continue };
@@ -60,7 +85,7 @@ fn energy_equals_the_dense_qubo_on_random_states() {
             let m = Model::build(&candidates).unwrap();
             for _ in 0..50 {
                 let x = random_state(&mut rng, m.len());
-                assert_eq!(m.energy(&x), dense_energy(&m.full_assignment(&x)));
+                assert_eq!(m.energy(&x), dense_energy(puzzle.shape, &m.full_assignment(&x)));
             }
         }
     }
@@ -83,25 +108,41 @@ fn flip_delta_equals_the_energy_difference() {
 }
 
 #[test]
-fn colouring_is_proper_and_partitions_the_spins() {
-    for i in 0..SPINS {
-        for j in (0..SPINS).filter(|&j| dense_coupled(i, j)) {
-            assert_ne!(colour_of(i / 9, i % 9), colour_of(j / 9, j % 9), "spins {i} and {j}");
+fn colouring_is_proper_and_partitions_the_spins_for_every_shape() {
+    for shape in all_shapes() {
+        let (n, geometry) = (shape.n, shape.geometry());
+        let units: Vec<Vec<usize>> = (0..shape.cells()).map(|cell| units_of(shape, cell)).collect();
+        let mut class_sizes = vec![0; n];
+        for a in 0..shape.cells() {
+            (0..n).for_each(|d| class_sizes[geometry.colour_of(a, d)] += 1);
+            for b in (0..shape.cells()).filter(|&b| a == b || units[a].iter().any(|u| units[b].contains(u))) {
+                for (d, e) in (0..n).flat_map(|d| (0..n).map(move |e| (d, e))) {
+                    if (a == b) != (d == e) {
+                        assert_ne!(geometry.colour_of(a, d), geometry.colour_of(b, e), "{shape:?} ({a},{d}) ({b},{e})");
+                    }
+                }
+            }
         }
+        assert_eq!(class_sizes, vec![shape.cells(); n], "{shape:?}: one spin per cell in each class");
     }
-    for puzzle in famous_hard().iter().chain([&Grid::empty()]) {
+    let mut puzzles = famous_hard();
+    puzzles.push(Grid::empty(Shape::CLASSIC));
+    puzzles.push(generated_puzzle(Shape { n: 16, variant: Variant::X }, 2, 4).0);
+    for puzzle in &puzzles {
+        let (shape, geometry) = (puzzle.shape, puzzle.geometry());
+        let canonical = |s: sudoku_anneal::model::Spin| shape.n * s.cell as usize + s.digit as usize;
         for mode in MODES {
             let m = model(puzzle, mode);
             assert_eq!(m.class_start[0], 0);
-            assert_eq!(m.class_start[COLOURS] as usize, m.len());
-            for class in 0..COLOURS {
+            assert_eq!(m.class_start[shape.n] as usize, m.len());
+            for class in 0..shape.n {
                 for i in m.class_start[class] as usize..m.class_start[class + 1] as usize {
                     let s = m.spins[i];
-                    assert_eq!(colour_of(s.cell as usize, s.digit as usize), class);
+                    assert_eq!(geometry.colour_of(s.cell as usize, s.digit as usize), class);
                     for (j, _) in m.neighbours_of(i) {
                         let t = m.spins[j];
-                        assert_ne!(colour_of(t.cell as usize, t.digit as usize), class);
-                        assert!(dense_coupled(s.canonical_index(), t.canonical_index()));
+                        assert_ne!(geometry.colour_of(t.cell as usize, t.digit as usize), class);
+                        assert!(dense_coupled(shape, canonical(s), canonical(t)));
                     }
                 }
             }
@@ -111,21 +152,28 @@ fn colouring_is_proper_and_partitions_the_spins() {
 
 #[test]
 fn cpu_sweep_keeps_totals_and_energy_in_step_with_the_model() {
-    let m = model(&grid(INKALA), Reduce::Clues);
-    let cpu = CpuModel::new(&m);
-    let ladder = Ladder::geometric(3, 0.3, 3.0);
-    let table_len = (m.max_abs_field() / 2 + 1) as usize;
-    let thresholds = ladder.thresholds(table_len);
-    for rung in 0..3 {
-        let mut replica = Replica::new(&cpu, 9, rung as u32);
-        for s in 0..200 {
-            sweep(&cpu, &mut replica, &thresholds[rung * table_len..(rung + 1) * table_len], s);
-        }
-        assert_eq!(replica.energy, m.energy(&replica.spins));
-        let full = m.full_assignment(&replica.spins);
-        for (k, &total) in replica.totals.iter().enumerate() {
-            let members = (0..SPINS).filter(|&i| constraints_of(i / 9, i % 9).contains(&k));
-            assert_eq!(total as u32, members.map(|i| full[i] as u32).sum::<u32>(), "constraint {k}");
+    let x16 = generated_puzzle(Shape { n: 16, variant: Variant::X }, 3, 5).0;
+    let latin = generated_puzzle(Shape { n: 6, variant: Variant::Latin }, 4, 6).0;
+    for puzzle in [grid(INKALA), x16, latin] {
+        let m = model(&puzzle, Reduce::Clues);
+        let geometry = puzzle.geometry();
+        let cpu = CpuModel::new(&m);
+        let ladder = Ladder::geometric(3, 0.3, 3.0);
+        let table_len = (m.max_abs_field() / 2 + 1) as usize;
+        let thresholds = ladder.thresholds(table_len);
+        for rung in 0..3 {
+            let mut replica = Replica::new(&cpu, 9, rung as u32);
+            for s in 0..200 {
+                sweep(&cpu, &mut replica, &thresholds[rung * table_len..(rung + 1) * table_len], s);
+            }
+            assert_eq!(replica.energy, m.energy(&replica.spins));
+            let full = m.full_assignment(&replica.spins);
+            let mut expected = vec![0u32; replica.totals.len()];
+            for (i, &x) in full.iter().enumerate() {
+                geometry.constraints_of(i / puzzle.shape.n, i % puzzle.shape.n).for_each(|k| expected[k] += x as u32);
+            }
+            let totals: Vec<u32> = replica.totals.iter().map(|&t| t as u32).collect();
+            assert_eq!(totals, expected, "{:?}", puzzle.shape);
         }
     }
 }

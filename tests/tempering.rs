@@ -41,7 +41,7 @@ fn tempering_samples_the_boltzmann_distribution_at_every_rung() {
     let table_len = (model.max_abs_field() / 2 + 1) as usize;
     let mut backend = CpuBackend::new();
     let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: 5 };
-    backend.configure(Layout { slots: 1, replicas_per_slot: 4, rungs: 4 }).unwrap();
+    backend.configure(Layout { shape: model.fixed.shape, slots: 1, replicas_per_slot: 4, rungs: 4 }).unwrap();
     backend.load(0, &problem).unwrap();
     let mut exchange = Exchange::new(&ladder, 5, 0);
 

@@ -3,15 +3,22 @@
 
 use std::path::PathBuf;
 
-use sudoku_anneal::grid::{Grid, CELLS, N};
+use sudoku_anneal::grid::{Grid, Shape, Variant};
 use sudoku_anneal::puzzle::parse_grid;
 
 pub const EASY: &str = "004300209005009001070060043006002087190007400050083000600000105003508690042910300";
 pub const EASY_SOLUTION: &str = "864371259325849761971265843436192587198657432257483916689734125713528694542916378";
 pub const INKALA: &str = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
 
+/// Every board shape the engine accepts.
+pub fn all_shapes() -> Vec<Shape> {
+    let sudoku =
+        [Variant::Standard, Variant::X].into_iter().flat_map(|variant| [4, 9, 16, 25].map(|n| Shape { n, variant }));
+    sudoku.chain((2..=25).map(|n| Shape { n, variant: Variant::Latin })).collect()
+}
+
 pub fn grid(text: &str) -> Grid {
-    parse_grid(text.as_bytes()).expect("fixture parses")
+    parse_grid(text.as_bytes(), Variant::Standard).expect("fixture parses")
 }
 
 pub fn example(name: &str) -> PathBuf {
@@ -24,69 +31,128 @@ pub fn famous_hard() -> Vec<Grid> {
         .unwrap()
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| grid(&l[..CELLS]))
+        .map(|l| grid(&l[..81]))
         .collect()
 }
 
-fn units_of(cell: usize) -> [usize; 3] {
-    let (r, c) = (cell / N, cell % N);
-    [r, N + c, 2 * N + (r / 3) * 3 + c / 3]
-}
-
-/// Depth-first search with bitmasks: the first solution, if any.
-pub fn exact_solve(puzzle: &Grid) -> Option<Grid> {
-    let mut grid = puzzle.clone();
-    let mut used = [0u16; 3 * N];
-    for cell in 0..CELLS {
-        if grid.cells[cell] != 0 {
-            for u in units_of(cell) {
-                used[u] |= 1 << grid.cells[cell];
-            }
+/// The units of a cell, numbered rows, columns, boxes, diagonals, from
+/// the rules as people state them.
+pub fn units_of(shape: Shape, cell: usize) -> Vec<usize> {
+    let n = shape.n;
+    let (r, c) = (cell / n, cell % n);
+    let mut units = vec![r, n + c];
+    if shape.variant != Variant::Latin {
+        let b = (1..=n).find(|b| b * b == n).unwrap();
+        units.push(2 * n + (r / b) * b + c / b);
+    }
+    if shape.variant == Variant::X {
+        if r == c {
+            units.push(3 * n);
+        }
+        if r + c == n - 1 {
+            units.push(3 * n + 1);
         }
     }
-    fn search(grid: &mut Grid, used: &mut [u16; 27]) -> bool {
-        // Most constrained empty cell first.
-        let mut best: Option<(usize, u16)> = None;
-        for cell in (0..CELLS).filter(|&c| grid.cells[c] == 0) {
-            let taken = units_of(cell).iter().fold(0, |m, &u| m | used[u]);
-            let free = !taken & 0b11_1111_1110;
+    units
+}
+
+fn unit_count(shape: Shape) -> usize {
+    match shape.variant {
+        Variant::Latin => 2 * shape.n,
+        Variant::Standard => 3 * shape.n,
+        Variant::X => 3 * shape.n + 2,
+    }
+}
+
+/// Depth-first search with bitmasks, most constrained cell first: the
+/// first solution, if any.
+pub fn exact_solve(puzzle: &Grid) -> Option<Grid> {
+    let shape = puzzle.shape;
+    let units: Vec<Vec<usize>> = (0..shape.cells()).map(|cell| units_of(shape, cell)).collect();
+    let mut grid = puzzle.clone();
+    let mut used = vec![0u32; unit_count(shape)];
+    for cell in (0..shape.cells()).filter(|&c| grid.cells[c] != 0) {
+        for &u in &units[cell] {
+            used[u] |= 1 << grid.cells[cell];
+        }
+    }
+    fn search(grid: &mut Grid, units: &[Vec<usize>], used: &mut [u32]) -> bool {
+        let all = ((1u32 << grid.shape.n) - 1) << 1;
+        let mut best: Option<(usize, u32)> = None;
+        for cell in (0..grid.cells.len()).filter(|&c| grid.cells[c] == 0) {
+            let free = !units[cell].iter().fold(0, |m, &u| m | used[u]) & all;
             if best.is_none_or(|(_, b)| free.count_ones() < b.count_ones()) {
                 best = Some((cell, free));
             }
         }
         let Some((cell, free)) = best else { return true };
-        for digit in (1..=N as u8).filter(|&d| free >> d & 1 == 1) {
+        for digit in (1..=grid.shape.n as u8).filter(|&d| free >> d & 1 == 1) {
             grid.cells[cell] = digit;
-            units_of(cell).iter().for_each(|&u| used[u] |= 1 << digit);
-            if search(grid, used) {
+            units[cell].iter().for_each(|&u| used[u] |= 1 << digit);
+            if search(grid, units, used) {
                 return true;
             }
-            units_of(cell).iter().for_each(|&u| used[u] &= !(1 << digit));
+            units[cell].iter().for_each(|&u| used[u] &= !(1 << digit));
         }
         grid.cells[cell] = 0;
         false
     }
-    search(&mut grid, &mut used).then_some(grid)
+    search(&mut grid, &units, &mut used).then_some(grid)
 }
 
-/// Σ_k (1 − Σ_{i∈k} x_i)² over the 324 constraints, on a full 729-spin
-/// assignment `x[9·cell + digit]`, written from the definition.
-pub fn dense_energy(x: &[u8]) -> i32 {
+/// Σ_k (1 − Σ_{i∈k} x_i)² over every constraint of the shape, on a full
+/// assignment `x[n·cell + digit]`, written from the definition.
+pub fn dense_energy(shape: Shape, x: &[u8]) -> i32 {
+    let n = shape.n;
     let mut energy = 0;
     let mut penalty = |sum: i32| energy += (1 - sum) * (1 - sum);
-    for cell in 0..CELLS {
-        penalty((0..N).map(|d| x[N * cell + d] as i32).sum());
+    for cell in 0..shape.cells() {
+        penalty((0..n).map(|d| x[n * cell + d] as i32).sum());
     }
-    for unit in 0..3 * N {
-        for d in 0..N {
-            penalty((0..CELLS).filter(|&c| units_of(c).contains(&unit)).map(|c| x[N * c + d] as i32).sum());
+    for unit in 0..unit_count(shape) {
+        for d in 0..n {
+            penalty(
+                (0..shape.cells()).filter(|&c| units_of(shape, c).contains(&unit)).map(|c| x[n * c + d] as i32).sum(),
+            );
         }
     }
     energy
 }
 
-/// Whether full spins i and j share a constraint (are coupled).
-pub fn dense_coupled(i: usize, j: usize) -> bool {
-    let ((ci, di), (cj, dj)) = ((i / N, i % N), (j / N, j % N));
-    i != j && ((ci == cj) || (di == dj && (0..3).any(|k| units_of(ci)[k] == units_of(cj)[k])))
+/// Whether full spins i and j (index `n·cell + digit`) share a constraint.
+pub fn dense_coupled(shape: Shape, i: usize, j: usize) -> bool {
+    let n = shape.n;
+    let ((ci, di), (cj, dj)) = ((i / n, i % n), (j / n, j % n));
+    let shares_unit = || units_of(shape, ci).iter().any(|u| units_of(shape, cj).contains(u));
+    i != j && (ci == cj || (di == dj && shares_unit()))
+}
+
+/// A puzzle of `shape` and its solution: the exact solution of the empty
+/// board with its digits relabelled at random, every cell whose index is
+/// not a multiple of `keep_every` emptied.
+pub fn generated_puzzle(shape: Shape, keep_every: usize, seed: u64) -> (Grid, Grid) {
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    let mut labels: Vec<u8> = (1..=shape.n as u8).collect();
+    labels.shuffle(&mut rand::rngs::StdRng::seed_from_u64(seed));
+    let mut solution = exact_solve(&Grid::empty(shape)).expect("every empty board has a solution");
+    solution.cells.iter_mut().for_each(|value| *value = labels[*value as usize - 1]);
+    let mut puzzle = solution.clone();
+    for (cell, value) in puzzle.cells.iter_mut().enumerate() {
+        if cell % keep_every != 0 {
+            *value = 0;
+        }
+    }
+    (puzzle, solution)
+}
+
+/// Whether `solution` fills `puzzle` by the rules of its shape, checked from `units_of`.
+pub fn solves(puzzle: &Grid, solution: &Grid) -> bool {
+    let (shape, n) = (puzzle.shape, puzzle.shape.n);
+    let keeps_clues = puzzle.cells.iter().zip(&solution.cells).all(|(&p, &s)| p == 0 || p == s);
+    let mut seen = vec![0u32; unit_count(shape)];
+    for (cell, &value) in solution.cells.iter().enumerate() {
+        units_of(shape, cell).into_iter().for_each(|u| seen[u] |= 1 << value);
+    }
+    solution.shape == shape && keeps_clues && seen.iter().all(|&mask| mask == ((1u32 << n) - 1) << 1)
 }

@@ -18,12 +18,14 @@ pub mod cpu;
 pub mod gpu;
 
 use crate::error::Result;
+use crate::grid::Shape;
 use crate::model::Model;
 
-/// Shape of a batch: `slots` puzzles, `replicas_per_slot` replicas each,
-/// on ladders of `rungs` temperatures.
+/// Shape of a batch: `slots` puzzles of one board `shape`,
+/// `replicas_per_slot` replicas each, on ladders of `rungs` temperatures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
+    pub shape: Shape,
     pub slots: usize,
     pub replicas_per_slot: usize,
     pub rungs: usize,
@@ -53,14 +55,14 @@ pub trait Backend {
     /// The hardware, for reports: "2 threads", or the GPU adapter's name.
     fn device(&self) -> String;
 
-    /// The most replicas a batch may hold (the device's buffer limits).
-    fn max_replicas(&self) -> usize;
+    /// The most replicas a batch of `shape` may hold (the device's buffer limits).
+    fn max_replicas(&self, shape: Shape) -> usize;
 
     /// Sizes the batch; every slot starts empty (an empty slot does no work).
     fn configure(&mut self, layout: Layout) -> Result<()>;
 
-    /// Puts a puzzle in a slot: its replicas start in the all-zero state
-    /// and its sweeps are counted from 0.
+    /// Puts a puzzle of the layout's shape in a slot: its replicas start
+    /// in the all-zero state and its sweeps are counted from 0.
     fn load(&mut self, slot: usize, problem: &Problem) -> Result<()>;
 
     /// Empties a slot.

@@ -1,7 +1,7 @@
 //! The GPU backend: `shaders/sweep.wgsl` through wgpu.
 //!
-//! [`GpuContext`] (adapter, device, pipeline) is built once per run and
-//! [`Backend::configure`] allocates a batch's buffers once; each
+//! [`GpuContext`] (adapter, device, a pipeline per board shape) is built
+//! once per run and [`Backend::configure`] allocates a batch's buffers once; each
 //! [`Backend::load`] writes one puzzle into its slot's part of them. Between
 //! exchange rounds only the slots' sweep counters and the replica→rung map
 //! go up and only the energies come back; a replica's spins are read back
@@ -9,13 +9,18 @@
 
 pub mod params;
 
+use std::collections::HashMap;
 use std::sync::mpsc;
 
-use self::params::{Params, Slot, MAX_SPINS, MAX_TABLE, REPLICAS_PER_GROUP, WORKGROUP_BYTES};
+use self::params::{Kernel, Params, Slot};
 use super::{Backend, Layout, Problem};
 use crate::error::{Error, Result};
-use crate::grid::{CELLS, CONSTRAINTS};
-use crate::model::{constraints_of, Spin};
+use crate::grid::Shape;
+use crate::model::Spin;
+
+/// Workgroup memory every adapter must offer (WebGPU's default limit): one
+/// replica of the largest board fits in it.
+const MIN_WORKGROUP_BYTES: u32 = 16384;
 
 /// Which adapters may be chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +59,7 @@ fn instance() -> wgpu::Instance {
 fn rank(adapter: &wgpu::Adapter, choice: AdapterChoice) -> Option<u8> {
     let info = adapter.get_info();
     let usable = adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
-        && adapter.limits().max_compute_workgroup_storage_size >= WORKGROUP_BYTES
+        && adapter.limits().max_compute_workgroup_storage_size >= MIN_WORKGROUP_BYTES
         && adapter.limits().max_storage_buffers_per_shader_stage >= 8
         // wgpu's GL backend loses the device on NVIDIA (shared/GPU.md); Vulkan, Metal and DX12 work.
         && info.backend != wgpu::Backend::Gl;
@@ -75,12 +80,13 @@ pub fn list_adapters(choice: AdapterChoice) -> (Vec<AdapterSummary>, Option<usiz
     (adapters.iter().map(|a| AdapterSummary::of(&a.get_info())).collect(), pick)
 }
 
-/// Device, queue and pipeline: built once, reused for every puzzle.
+/// Device, queue and pipelines: built once, reused for every puzzle.
 pub struct GpuContext {
     pub adapter: AdapterSummary,
     device: wgpu::Device,
     queue: wgpu::Queue,
-    pipeline: wgpu::ComputePipeline,
+    /// The sweep shader compiled for each board shape met so far.
+    pipelines: HashMap<Shape, (Kernel, wgpu::ComputePipeline)>,
     limits: wgpu::Limits,
 }
 
@@ -108,26 +114,47 @@ impl GpuContext {
             ..Default::default()
         }))
         .map_err(|e| Error::Gpu(format!("cannot open the device: {e}")))?;
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = device.create_shader_module(wgpu::include_wgsl!("../../../shaders/sweep.wgsl"));
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("sweep"),
-            layout: None,
-            module: &module,
-            entry_point: Some("sweep"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-        if let Some(err) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!("the sweep shader does not build: {err}")));
+        let adapter = AdapterSummary::of(&adapter.get_info());
+        let mut context = GpuContext { adapter, device, queue, pipelines: HashMap::new(), limits };
+        // Build the classic kernel now, so a shader that does not compile fails before any input is read.
+        context.pipeline(Shape::CLASSIC)?;
+        Ok(context)
+    }
+
+    /// The kernel constants and pipeline for `shape`, compiled on first use.
+    fn pipeline(&mut self, shape: Shape) -> Result<&(Kernel, wgpu::ComputePipeline)> {
+        if !self.pipelines.contains_key(&shape) {
+            let kernel = Kernel::new(shape, self.limits.max_compute_workgroup_storage_size).ok_or_else(|| {
+                Error::Gpu(format!("one replica of a {0}×{0} board exceeds this adapter's workgroup memory", shape.n))
+            })?;
+            let source = kernel.wgsl_constants() + include_str!("../../../shaders/sweep.wgsl");
+            let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+            let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("sweep.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+            let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("sweep"),
+                layout: None,
+                module: &module,
+                entry_point: Some("sweep"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+            if let Some(err) = pollster::block_on(scope.pop()) {
+                return Err(Error::Gpu(format!("the sweep shader does not build: {err}")));
+            }
+            self.pipelines.insert(shape, (kernel, pipeline));
         }
-        Ok(GpuContext { adapter: AdapterSummary::of(&adapter.get_info()), device, queue, pipeline, limits })
+        Ok(&self.pipelines[&shape])
     }
 }
 
 /// The buffers of a configured batch.
 struct Batch {
     layout: Layout,
+    kernel: Kernel,
+    pipeline: wgpu::ComputePipeline,
     params: Params,
     slots: Vec<Slot>,
     /// Free spins of each loaded slot, to decode cell words back to spins.
@@ -210,8 +237,8 @@ fn not_configured() -> Error {
 
 /// Workgroups to cover `replicas`, as a 2-D grid within the per-dimension
 /// limit, balanced so the padding is less than one row.
-fn workgroup_grid(replicas: u32, max_per_dimension: u32) -> (u32, u32) {
-    let groups = replicas.div_ceil(REPLICAS_PER_GROUP);
+fn workgroup_grid(replicas: u32, replicas_per_group: u32, max_per_dimension: u32) -> (u32, u32) {
+    let groups = replicas.div_ceil(replicas_per_group);
     let rows = groups.div_ceil(max_per_dimension).max(1);
     (groups.div_ceil(rows), rows)
 }
@@ -226,18 +253,20 @@ impl Backend for GpuBackend {
     }
 
     /// The totals buffer, 4 bytes per constraint per replica, is the largest.
-    fn max_replicas(&self) -> usize {
+    fn max_replicas(&self, shape: Shape) -> usize {
         let limit = self.context.limits.max_storage_buffer_binding_size.min(u32::MAX as u64);
-        limit as usize / (CONSTRAINTS * 4)
+        limit as usize / ((shape.geometry().constraints + 1) * 4)
     }
 
     fn configure(&mut self, layout: Layout) -> Result<()> {
-        let (replicas, most) = (layout.replicas(), self.max_replicas());
+        let (replicas, most) = (layout.replicas(), self.max_replicas(layout.shape));
         if replicas > most {
             return Err(Error::Settings(format!(
                 "{replicas} replicas in flight exceed this adapter's buffer limit; at most {most}"
             )));
         }
+        let (kernel, pipeline) = self.context.pipeline(layout.shape)?.clone();
+        let (totals_per_replica, cells_per_replica) = (kernel.totals as usize, kernel.cells as usize);
         let device = &self.context.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let buffer = |label: &str, words: usize, usage: wgpu::BufferUsages| {
@@ -254,18 +283,18 @@ impl Backend for GpuBackend {
             replicas: replicas as u32,
             replicas_per_slot: layout.replicas_per_slot as u32,
             sweep_count: 0,
-            threshold_stride: (layout.rungs * MAX_TABLE) as u32,
+            threshold_stride: layout.rungs as u32 * kernel.table_len,
         };
         let params_buffer = buffer("params", 4, wgpu::BufferUsages::UNIFORM);
         let slots_buffer = buffer("slots", layout.slots * std::mem::size_of::<Slot>() / 4, storage);
-        let spin_data = buffer("spin data", layout.slots * MAX_SPINS * 4, storage);
-        let thresholds = buffer("thresholds", layout.slots * layout.rungs * MAX_TABLE, storage);
+        let spin_data = buffer("spin data", layout.slots * (kernel.max_spins * kernel.spin_vecs * 4) as usize, storage);
+        let thresholds = buffer("thresholds", layout.slots * params.threshold_stride as usize, storage);
         let rungs = buffer("rung of replica", replicas, storage);
-        let initial_totals = buffer("initial totals", layout.slots * CONSTRAINTS, storage);
-        let totals = buffer("totals", replicas * CONSTRAINTS, storage);
-        let cells = buffer("cells", replicas * CELLS, readable);
+        let initial_totals = buffer("initial totals", layout.slots * totals_per_replica, storage);
+        let totals = buffer("totals", replicas * totals_per_replica, storage);
+        let cells = buffer("cells", replicas * cells_per_replica, readable);
         let energies = buffer("energies", replicas, readable);
-        let readback = buffer("readback", replicas.max(CELLS), wgpu::BufferUsages::MAP_READ);
+        let readback = buffer("readback", replicas.max(cells_per_replica), wgpu::BufferUsages::MAP_READ);
         let buffers = [
             &params_buffer,
             &slots_buffer,
@@ -287,7 +316,7 @@ impl Backend for GpuBackend {
             .collect();
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("sweep"),
-            layout: &self.context.pipeline.get_bind_group_layout(0),
+            layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
         });
         if let Some(err) = pollster::block_on(scope.pop()) {
@@ -295,6 +324,8 @@ impl Backend for GpuBackend {
         }
         self.batch = Some(Batch {
             layout,
+            kernel,
+            pipeline,
             params,
             slots: vec![Slot::default(); layout.slots],
             free_spins: vec![Vec::new(); layout.slots],
@@ -314,21 +345,28 @@ impl Backend for GpuBackend {
 
     fn load(&mut self, slot: usize, problem: &Problem) -> Result<()> {
         let model = problem.model;
-        let layout = self.batch()?.layout;
-        if problem.table_len > MAX_TABLE || problem.thresholds.len() != layout.rungs * problem.table_len {
+        let (layout, kernel) = (self.batch()?.layout, self.batch()?.kernel);
+        if model.fixed.shape != layout.shape {
+            return Err(Error::Internal(format!("a {:?} puzzle in a {:?} batch", model.fixed.shape, layout.shape)));
+        }
+        if problem.table_len > kernel.table_len as usize || problem.thresholds.len() != layout.rungs * problem.table_len
+        {
             return Err(Error::Internal(format!("threshold table of {} rows × {}", layout.rungs, problem.table_len)));
         }
         // Keep in sync: `spin_data` in sweep.wgsl.
-        let spin_data: Vec<[u32; 4]> = model
-            .spins
-            .iter()
-            .map(|s| {
-                let [cell, row, column, block] = constraints_of(s.cell as usize, s.digit as usize).map(|k| k as u32);
-                debug_assert_eq!(cell, s.cell as u32);
-                [cell | 1 << s.digit << 16, row, column, block]
-            })
-            .collect();
-        let mut class_start = [0u32; 12];
+        let geometry = model.geometry();
+        let padding = kernel.totals - 1;
+        let mut spin_data: Vec<[u32; 4]> = Vec::with_capacity(model.len() * kernel.spin_vecs as usize);
+        for s in &model.spins {
+            let mut words = vec![padding; 4 * kernel.spin_vecs as usize];
+            for (word, k) in words.iter_mut().zip(geometry.constraints_of(s.cell as usize, s.digit as usize)) {
+                *word = k as u32;
+            }
+            debug_assert_eq!(words[0], s.cell as u32);
+            words[0] |= (s.digit as u32) << 16;
+            spin_data.extend(words.chunks(4).map(|v| [v[0], v[1], v[2], v[3]]));
+        }
+        let mut class_start = [0u32; 28];
         class_start[..model.class_start.len()].copy_from_slice(&model.class_start);
         let info = Slot {
             first_sweep: 0,
@@ -340,11 +378,12 @@ impl Backend for GpuBackend {
             offset: model.offset,
             class_start,
         };
-        let initial_totals: Vec<u32> = model.fixed_ones.iter().map(|&t| t as u32).collect();
+        let mut initial_totals: Vec<u32> = model.fixed_ones.iter().map(|&t| t as u32).collect();
+        initial_totals.push(0); // the padding total
         let batch = self.batch.as_ref().expect("checked above");
-        self.write(&batch.spin_data, slot * MAX_SPINS, &spin_data);
-        self.write(&batch.thresholds, slot * layout.rungs * MAX_TABLE, &problem.thresholds);
-        self.write(&batch.initial_totals, slot * CONSTRAINTS, &initial_totals);
+        self.write(&batch.spin_data, slot * (kernel.max_spins * kernel.spin_vecs) as usize, &spin_data);
+        self.write(&batch.thresholds, slot * batch.params.threshold_stride as usize, &problem.thresholds);
+        self.write(&batch.initial_totals, slot * kernel.totals as usize, &initial_totals);
         let batch = self.batch()?;
         batch.slots[slot] = info;
         batch.free_spins[slot] = model.spins.clone();
@@ -383,9 +422,11 @@ impl Backend for GpuBackend {
         let mut encoder = context.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&context.pipeline);
+            pass.set_pipeline(&batch.pipeline);
             pass.set_bind_group(0, &batch.bind_group, &[]);
-            let (x, y) = workgroup_grid(replicas as u32, context.limits.max_compute_workgroups_per_dimension);
+            let per_group = batch.kernel.replicas_per_group;
+            let (x, y) =
+                workgroup_grid(replicas as u32, per_group, context.limits.max_compute_workgroups_per_dimension);
             pass.dispatch_workgroups(x, y, 1);
         }
         let words = self.submit_and_read(encoder, &batch.energies, 0, replicas as u64)?;
@@ -410,7 +451,9 @@ impl Backend for GpuBackend {
             return Ok(vec![0; free_spins.len()]);
         }
         let encoder = self.context.device.create_command_encoder(&Default::default());
-        let cells = self.submit_and_read(encoder, &batch.cells, (replica * CELLS) as u64, CELLS as u64)?;
+        let cells_per_replica = batch.kernel.cells as u64;
+        let cells =
+            self.submit_and_read(encoder, &batch.cells, replica as u64 * cells_per_replica, cells_per_replica)?;
         Ok(free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect())
     }
 }
@@ -421,11 +464,12 @@ mod tests {
 
     #[test]
     fn workgroup_grid_covers_every_replica_within_limits() {
-        assert_eq!(workgroup_grid(REPLICAS_PER_GROUP, 65_535), (1, 1));
-        assert_eq!(workgroup_grid(REPLICAS_PER_GROUP + 1, 65_535), (2, 1));
-        let (x, y) = workgroup_grid(10_000_000, 65_535);
-        assert!(x <= 65_535 && (x * y * REPLICAS_PER_GROUP) as u64 >= 10_000_000);
+        assert_eq!(workgroup_grid(4, 4, 65_535), (1, 1));
+        assert_eq!(workgroup_grid(5, 4, 65_535), (2, 1));
+        let (x, y) = workgroup_grid(10_000_000, 4, 65_535);
+        assert!(x <= 65_535 && (x * y * 4) as u64 >= 10_000_000);
         // 65,536 groups: two rows of 32,768, not 65,535 + 65,535 mostly padding.
-        assert_eq!(workgroup_grid(65_536 * REPLICAS_PER_GROUP, 65_535), (32_768, 2));
+        assert_eq!(workgroup_grid(65_536 * 4, 4, 65_535), (32_768, 2));
+        assert_eq!(workgroup_grid(65_536, 1, 65_535), (32_768, 2));
     }
 }
