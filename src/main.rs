@@ -18,7 +18,7 @@ use sudoku_anneal::grid::{Shape, Variant};
 use sudoku_anneal::puzzle::{count_puzzles, entries, parse_grid, Entry};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 use sudoku_anneal::report::{record, Format, Summary};
-use sudoku_anneal::solver::solve_stream;
+use sudoku_anneal::solver::{solve_stream, solve_stream_with_fallback};
 use sudoku_anneal::{bench, export, model::Model, Error, Settings};
 
 const EXIT_CODES: &str = "\
@@ -313,7 +313,8 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let mut backend = make_backend(args.backend)?;
     let settings = args.settings.resolve(backend.as_ref())?;
     let inputs = if args.inputs.is_empty() { vec!["-".to_string()] } else { args.inputs.clone() };
-    let name = backend.name();
+    // The backend that produced the next record: auto may fall back from gpu to cpu mid-run.
+    let name = std::cell::Cell::new(backend.name());
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&interrupted);
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)).context("cannot install the Ctrl-C handler")?;
@@ -334,7 +335,7 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
         .map(|(_, entry)| entry);
     let emit = |entry: Entry, outcome| {
         summary.add(&outcome);
-        writeln!(out, "{}", record(args.format, &entry, &outcome, name))?;
+        writeln!(out, "{}", record(args.format, &entry, &outcome, name.get()))?;
         out.flush()?;
         last_line = Some(entry.line);
         progress.inc(1);
@@ -342,9 +343,22 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
         progress.set_message(format!("{} solved, {rate:.1} puzzles/s", summary.solved));
         Ok(())
     };
-    let result = solve_stream(entries, &settings, backend.as_mut(), emit, || interrupted.load(Ordering::Relaxed));
+    let fallback = |error: &Error| {
+        if args.backend != BackendChoice::Auto || name.get() != "gpu" {
+            return None;
+        }
+        let cpu = CpuBackend::new();
+        let cpu_settings = args.settings.resolve(&cpu).ok()?;
+        progress.suspend(|| {
+            eprintln!("sudoku-anneal: {error}; auto goes on with the cpu backend from the first puzzle not yet printed")
+        });
+        name.set(cpu.name());
+        Some((Box::new(cpu) as Box<dyn Backend>, cpu_settings))
+    };
+    let stop = || interrupted.load(Ordering::Relaxed);
+    let result = solve_stream_with_fallback(entries, &settings, backend.as_mut(), fallback, emit, stop);
     progress.finish_and_clear();
-    eprintln!("sudoku-anneal: {}", summary.describe(name, started.elapsed().as_secs_f64()));
+    eprintln!("sudoku-anneal: {}", summary.describe(name.get(), started.elapsed().as_secs_f64()));
     result?;
     if interrupted.load(Ordering::Relaxed) {
         let last = last_line.map_or("none".to_string(), |line| format!("line {line}"));

@@ -325,6 +325,40 @@ fn per_pair(exchanges: &[Exchange], field: impl Fn(&Exchange) -> &Vec<u64>) -> V
     sums
 }
 
+/// [`solve_stream`] that survives a device failure: when the backend fails
+/// with [`Error::Gpu`] (a lost device, a failed dispatch), `fallback` may
+/// offer another backend and its settings, and every puzzle read but not
+/// yet emitted runs again there, then the rest of the stream. Records stay
+/// one per puzzle, in input order.
+pub fn solve_stream_with_fallback(
+    entries: impl Iterator<Item = Result<Entry>>,
+    settings: &Settings,
+    backend: &mut dyn Backend,
+    fallback: impl FnOnce(&Error) -> Option<(Box<dyn Backend>, Settings)>,
+    mut emit: impl FnMut(Entry, Outcome) -> Result<()>,
+    stop: impl Fn() -> bool,
+) -> Result<()> {
+    let mut entries = entries;
+    // Puzzles read and not yet emitted, oldest first (emission is in input order).
+    let unfinished = std::cell::RefCell::new(std::collections::VecDeque::new());
+    let tracked = entries.by_ref().inspect(|entry| {
+        if let Ok(entry) = entry {
+            unfinished.borrow_mut().push_back(entry.clone());
+        }
+    });
+    let emit_tracked = |entry, outcome| {
+        unfinished.borrow_mut().pop_front();
+        emit(entry, outcome)
+    };
+    let error = match solve_stream(tracked, settings, backend, emit_tracked, &stop) {
+        Err(error @ Error::Gpu(_)) => error,
+        other => return other,
+    };
+    let Some((mut replacement, replacement_settings)) = fallback(&error) else { return Err(error) };
+    let again = unfinished.into_inner().into_iter().map(Ok).chain(entries);
+    solve_stream(again, &replacement_settings, replacement.as_mut(), emit, stop)
+}
+
 /// Solves one puzzle on its own.
 pub fn solve(puzzle: &Grid, settings: &Settings, backend: &mut dyn Backend) -> Result<Outcome> {
     let entry = Entry { line: 1, text: puzzle.to_string(), grid: Ok(puzzle.clone()) };

@@ -13,7 +13,7 @@ use sudoku_anneal::{solve, Settings, Status};
 
 use crate::util::{exact_solve, example, famous_hard, grid, EASY, INKALA};
 
-fn gpu() -> Option<GpuBackend> {
+pub fn gpu() -> Option<GpuBackend> {
     match GpuBackend::new(AdapterChoice::Any) {
         Ok(gpu) => Some(gpu),
         Err(err) if std::env::var("REQUIRE_GPU").as_deref() == Ok("1") => panic!("REQUIRE_GPU=1 but {err}"),

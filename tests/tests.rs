@@ -2,6 +2,7 @@
 
 mod cli;
 mod cpu_vs_gpu;
+mod faults;
 mod fuzz;
 mod model;
 mod tempering;

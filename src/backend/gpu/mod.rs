@@ -10,7 +10,7 @@
 pub mod params;
 
 use std::collections::HashMap;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 
 use self::params::{Kernel, Params, Slot};
 use super::{Backend, Layout, Problem};
@@ -80,8 +80,32 @@ pub fn list_adapters(choice: AdapterChoice) -> (Vec<AdapterSummary>, Option<usiz
     (adapters.iter().map(|a| AdapterSummary::of(&a.get_info())).collect(), pick)
 }
 
+/// Faults the test suite injects through `SUDOKU_ANNEAL_GPU_FAULT`:
+/// `shader` (the sweep shader fails to compile) or `lost-after=N` (the
+/// device is destroyed before the (N+1)-th sweep dispatch, as when a
+/// driver resets). Unset in normal use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    Shader,
+    LostAfter(u32),
+}
+
+impl Fault {
+    fn from_env() -> Option<Fault> {
+        let value = std::env::var("SUDOKU_ANNEAL_GPU_FAULT").ok()?;
+        match value.as_str() {
+            "shader" => Some(Fault::Shader),
+            other => other.strip_prefix("lost-after=")?.parse().ok().map(Fault::LostAfter),
+        }
+    }
+}
+
 /// Device, queue and pipelines: built once, reused for every puzzle.
 pub struct GpuContext {
+    /// Why the device was lost, once the driver says so.
+    lost: Arc<Mutex<Option<String>>>,
+    fault: Option<Fault>,
+    dispatches: u32,
     pub adapter: AdapterSummary,
     device: wgpu::Device,
     queue: wgpu::Queue,
@@ -115,7 +139,14 @@ impl GpuContext {
         }))
         .map_err(|e| Error::Gpu(format!("cannot open the device: {e}")))?;
         let adapter = AdapterSummary::of(&adapter.get_info());
-        let mut context = GpuContext { adapter, device, queue, pipelines: HashMap::new(), limits };
+        let lost = Arc::new(Mutex::new(None));
+        let record = Arc::clone(&lost);
+        device.set_device_lost_callback(move |reason, message| {
+            *record.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("{reason:?}: {message}"));
+        });
+        let fault = Fault::from_env();
+        let pipelines = HashMap::new();
+        let mut context = GpuContext { lost, fault, dispatches: 0, adapter, device, queue, pipelines, limits };
         // Build the classic kernel now, so a shader that does not compile fails before any input is read.
         context.pipeline(Shape::CLASSIC)?;
         Ok(context)
@@ -127,7 +158,10 @@ impl GpuContext {
             let kernel = Kernel::new(shape, self.limits.max_compute_workgroup_storage_size).ok_or_else(|| {
                 Error::Gpu(format!("one replica of a {0}×{0} board exceeds this adapter's workgroup memory", shape.n))
             })?;
-            let source = kernel.wgsl_constants() + include_str!("../../../shaders/sweep.wgsl");
+            let mut source = kernel.wgsl_constants() + include_str!("../../../shaders/sweep.wgsl");
+            if self.fault == Some(Fault::Shader) {
+                source += "\nthis line is not WGSL";
+            }
             let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
             let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("sweep.wgsl"),
@@ -196,6 +230,23 @@ impl GpuBackend {
     /// Submits `encoder` plus a copy of `count` words of `source` from word
     /// `start` into the readback buffer, waits, and returns those words.
     fn submit_and_read(
+        &self,
+        encoder: wgpu::CommandEncoder,
+        source: &wgpu::Buffer,
+        start: u64,
+        count: u64,
+    ) -> Result<Vec<u32>> {
+        self.copy_and_read(encoder, source, start, count).map_err(|err| match (err, self.lost_reason()) {
+            (Error::Gpu(what), Some(reason)) => Error::Gpu(format!("the device was lost ({reason}); {what}")),
+            (err, _) => err,
+        })
+    }
+
+    fn lost_reason(&self) -> Option<String> {
+        self.context.lost.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn copy_and_read(
         &self,
         mut encoder: wgpu::CommandEncoder,
         source: &wgpu::Buffer,
@@ -417,6 +468,11 @@ impl Backend for GpuBackend {
         self.write(&batch.params_buffer, 0, &[batch.params]);
         self.write(&batch.slots_buffer, 0, &batch.slots[..busy_slots]);
         self.write(&batch.rungs, 0, &rung_of_replica[..replicas]);
+        if self.context.fault == Some(Fault::LostAfter(self.context.dispatches)) {
+            self.context.device.destroy();
+        }
+        self.context.dispatches += 1;
+        let batch = self.batch.as_ref().expect("checked above");
         let context = &self.context;
         let scope = context.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = context.device.create_command_encoder(&Default::default());

@@ -1,0 +1,128 @@
+//! Device faults: a shader that does not compile and a device lost
+//! mid-run end a `--backend gpu` run with exit 2 and a clear message
+//! (injected through SUDOKU_ANNEAL_GPU_FAULT); under `auto` a failure
+//! mid-run continues on the CPU without losing or repeating a record.
+
+use std::process::Command;
+
+use sudoku_anneal::backend::cpu::CpuBackend;
+use sudoku_anneal::backend::{Backend, Layout, Problem};
+use sudoku_anneal::grid::Shape;
+use sudoku_anneal::puzzle::{Entry, PuzzleReader};
+use sudoku_anneal::solver::{solve_stream, solve_stream_with_fallback};
+use sudoku_anneal::{Error, Outcome, Result, Settings};
+
+use crate::cpu_vs_gpu::gpu;
+use crate::util::example;
+
+/// A CPU backend whose device "fails" on its `fail_at`-th sweep call.
+struct Flaky {
+    inner: CpuBackend,
+    sweeps: u32,
+    fail_at: u32,
+}
+
+impl Backend for Flaky {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+    fn device(&self) -> String {
+        "flaky".into()
+    }
+    fn max_replicas(&self, shape: Shape) -> usize {
+        self.inner.max_replicas(shape)
+    }
+    fn configure(&mut self, layout: Layout) -> Result<()> {
+        self.inner.configure(layout)
+    }
+    fn load(&mut self, slot: usize, problem: &Problem) -> Result<()> {
+        self.inner.load(slot, problem)
+    }
+    fn unload(&mut self, slot: usize) -> Result<()> {
+        self.inner.unload(slot)
+    }
+    fn sweep(&mut self, rung_of_replica: &[u32], counts: &[u32]) -> Result<Vec<i32>> {
+        self.sweeps += 1;
+        if self.sweeps == self.fail_at {
+            return Err(Error::Gpu("injected: the device was lost".into()));
+        }
+        self.inner.sweep(rung_of_replica, counts)
+    }
+    fn spins(&mut self, replica: usize) -> Result<Vec<u8>> {
+        self.inner.spins(replica)
+    }
+}
+
+fn puzzles() -> Vec<Result<Entry>> {
+    let text =
+        std::fs::read_to_string(example("hard.txt")).unwrap() + &std::fs::read_to_string(example("easy.txt")).unwrap();
+    PuzzleReader::new(text.into_bytes().as_slice(), Default::default()).map(|e| Ok(e.unwrap())).collect()
+}
+
+#[test]
+fn a_failure_mid_run_continues_on_the_fallback_with_every_record_once_in_order() {
+    let settings = Settings { batch: 3, seed: 4, ..Settings::default() };
+    let mut expected: Vec<(usize, Outcome)> = Vec::new();
+    solve_stream(
+        puzzles().into_iter(),
+        &settings,
+        &mut CpuBackend::new(),
+        |e, o| {
+            expected.push((e.line, o));
+            Ok(())
+        },
+        || false,
+    )
+    .unwrap();
+    for fail_at in [1, 7, 40] {
+        let mut flaky = Flaky { inner: CpuBackend::new(), sweeps: 0, fail_at };
+        let mut got: Vec<(usize, Outcome)> = Vec::new();
+        let mut fell_back = false;
+        let fallback = |_: &Error| {
+            fell_back = true;
+            Some((Box::new(CpuBackend::new()) as Box<dyn Backend>, settings.clone()))
+        };
+        let emit = |e: Entry, o| {
+            got.push((e.line, o));
+            Ok(())
+        };
+        solve_stream_with_fallback(puzzles().into_iter(), &settings, &mut flaky, fallback, emit, || false).unwrap();
+        assert!(fell_back, "fail_at {fail_at}");
+        let lines = |v: &[(usize, Outcome)]| v.iter().map(|(line, _)| *line).collect::<Vec<_>>();
+        assert_eq!(lines(&got), lines(&expected), "fail_at {fail_at}");
+        // A puzzle that runs again from scratch with the same seed anneals the same.
+        for ((_, a), (_, b)) in got.iter().zip(&expected) {
+            assert_eq!((&a.status, a.sweeps), (&b.status, b.sweeps));
+        }
+    }
+    let mut flaky = Flaky { inner: CpuBackend::new(), sweeps: 0, fail_at: 2 };
+    let result =
+        solve_stream_with_fallback(puzzles().into_iter(), &settings, &mut flaky, |_| None, |_, _| Ok(()), || false);
+    assert!(matches!(result, Err(Error::Gpu(_))), "without a fallback the failure is returned");
+}
+
+fn solve_with_fault(fault: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+        .args(["solve", "--backend", "gpu", "--batch", "2", "--ladders", "1"])
+        .arg(example("hard.txt"))
+        .env("SUDOKU_ANNEAL_GPU_FAULT", fault)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn shader_failure_and_device_loss_exit_2_with_a_clear_message() {
+    if gpu().is_none() {
+        return;
+    }
+    let out = solve_with_fault("shader");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error: GPU error: the sweep shader does not build"));
+    assert!(out.stdout.is_empty());
+    let out = solve_with_fault("lost-after=3");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("error: GPU error: the device was lost"), "{stderr}");
+    assert!(!stderr.contains("panicked"));
+    assert!(String::from_utf8_lossy(&out.stdout).lines().all(|l| l.len() == 81), "printed records are complete");
+}
