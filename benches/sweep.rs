@@ -26,12 +26,11 @@ fn cpu_sweep_one_thread(c: &mut Criterion) {
     let model = inkala(Reduce::Clues);
     let cpu = CpuModel::new(&model);
     let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
-    let table_len = (model.max_abs_field() / 2 + 1) as usize;
-    let thresholds = ladder.thresholds(table_len);
+    let problem = Problem::new(&model, &ladder, 1);
     let mut group = c.benchmark_group("cpu_sweep_one_thread");
     group.throughput(Throughput::Elements(SWEEPS as u64 * model.len() as u64));
     for rung in [0, settings.replicas - 1] {
-        let table = &thresholds[rung * table_len..(rung + 1) * table_len];
+        let table = problem.thresholds_at(rung);
         let mut replica = Replica::new(&cpu, 1, 0);
         // Warm up to the rung's equilibrium so the bench sees typical acceptance.
         (0..2_000).for_each(|s| sweep(&cpu, &mut replica, table, s));
@@ -51,9 +50,8 @@ fn cpu_backend_all_threads(c: &mut Criterion) {
     let settings = Settings::default();
     let model = inkala(Reduce::Clues);
     let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
-    let table_len = (model.max_abs_field() / 2 + 1) as usize;
     let mut backend = CpuBackend::new();
-    let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: 1 };
+    let problem = Problem::new(&model, &ladder, 1);
     backend
         .configure(Layout {
             shape: Shape::CLASSIC,
@@ -88,8 +86,7 @@ fn gpu_sweep(c: &mut Criterion) {
     for mode in [Reduce::Clues, Reduce::None] {
         let model = inkala(mode);
         let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
-        let table_len = (model.max_abs_field() / 2 + 1) as usize;
-        let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: 1 };
+        let problem = Problem::new(&model, &ladder, 1);
         let slots = replicas.div_ceil(1024);
         gpu.configure(Layout {
             shape: Shape::CLASSIC,

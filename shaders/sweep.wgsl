@@ -50,7 +50,7 @@ struct Slot {
 // box-digit); the cell's own constraint index is the cell. With diagonals
 // a second vec4 holds the diagonal constraints or PADDING.
 @group(0) @binding(2) var<storage, read> spin_data: array<vec4<u32>>;
-// thresholds[slot * threshold_stride + rung * table_len + ΔE / 2]
+// thresholds[slot * threshold_stride + rung * table_len + ΔE]
 @group(0) @binding(3) var<storage, read> thresholds: array<u32>;
 @group(0) @binding(4) var<storage, read> rung_of_replica: array<u32>;
 // initial_totals[slot * TOTALS + k]: fixed ones in constraint k.
@@ -159,7 +159,7 @@ fn sweep(
                 let field = 2 * i32(sum) - count * select(1, 3, x); // Σ_k (2(t_k − x) − 1)
                 let delta = select(field, -field, x);
                 if delta > 0 {
-                    let threshold = thresholds[table + u32(delta / 2)];
+                    let threshold = thresholds[table + u32(delta)];
                     if threshold == 0u || attempt_random(key, i) >= threshold {
                         continue;
                     }

@@ -245,10 +245,7 @@ pub fn solve_stream(
                     configured = Some(shape);
                 }
                 let model = ready.model;
-                let table_len = (model.max_abs_field() / 2 + 1) as usize;
-                let problem =
-                    Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: settings.seed };
-                backend.load(slot, &problem)?;
+                backend.load(slot, &Problem::new(&model, &ladder, settings.seed))?;
                 let exchanges =
                     (0..settings.ladders as u32).map(|index| Exchange::new(&ladder, settings.seed, index)).collect();
                 let Ready { sequence, entry, started, .. } = ready;

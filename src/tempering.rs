@@ -28,14 +28,17 @@ impl Ladder {
     }
 
     /// Integer Metropolis thresholds, `table_len` per rung: an uphill move of
-    /// ΔE = 2k (always even, DESIGN.md §1) is accepted when a uniform u32 is
-    /// below entry k, i.e. with probability exp(−ΔE/T). Entry 0 (ΔE = 0) is
-    /// u32::MAX but unused: moves with ΔE ≤ 0 are always accepted.
+    /// ΔE = k is accepted when a uniform u32 is below entry k, i.e. with
+    /// probability exp(−k/T). Entry 0 (ΔE = 0) is u32::MAX but unused: moves
+    /// with ΔE ≤ 0 are always accepted. On Sudoku boards every ΔE is even
+    /// (DESIGN.md §1) and odd entries go unread; on Latin squares and on the
+    /// diagonals of `--variant x` a spin has an odd number of constraints,
+    /// so ΔE is odd there.
     pub fn thresholds(&self, table_len: usize) -> Vec<u32> {
         let mut table = Vec::with_capacity(self.rungs() * table_len);
         for &t in &self.temperatures {
             table.extend((0..table_len).map(|k| {
-                let p = (-2.0 * k as f64 / t).exp();
+                let p = (-(k as f64) / t).exp();
                 (p * 4_294_967_296.0).min(u32::MAX as f64) as u32
             }));
         }
@@ -119,8 +122,8 @@ mod tests {
     fn thresholds_encode_boltzmann_factors() {
         let table = Ladder::geometric(1, 2.0, 2.0).thresholds(3);
         assert_eq!(table[0], u32::MAX);
-        assert_eq!(table[1], ((-1.0f64).exp() * 4_294_967_296.0) as u32);
-        assert_eq!(table[2], ((-2.0f64).exp() * 4_294_967_296.0) as u32);
+        assert_eq!(table[1], ((-0.5f64).exp() * 4_294_967_296.0) as u32);
+        assert_eq!(table[2], ((-1.0f64).exp() * 4_294_967_296.0) as u32);
     }
 
     #[test]

@@ -21,8 +21,14 @@ fn spawn(args: &[&str]) -> Child {
 
 fn run_bytes(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = spawn(args);
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    let mut pipe = child.stdin.take().unwrap();
+    // Written from a thread: the binary streams its output while it reads, so
+    // a large input written before reading would fill both pipes and hang.
+    let stdin = stdin.to_vec();
+    let writer = std::thread::spawn(move || pipe.write_all(&stdin));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    output
 }
 
 fn run(args: &[&str], stdin: &str) -> Output {
@@ -419,11 +425,36 @@ fn no_usable_adapter_is_exit_2_for_gpu_and_a_fallback_for_auto() {
 }
 
 #[test]
-fn a_tiny_timeout_ends_every_puzzle_with_a_record() {
+fn a_tiny_budget_ends_every_puzzle_with_a_record() {
     let input = format!("{INKALA}\n").repeat(5);
     let out = run(&["solve", "--backend", "cpu", "--timeout", "0.001", "--max-sweeps", "4000000000"], &input);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout_lines(&out), vec![format!("{INKALA} # unsolved"); 5]);
+    let many = format!("{INKALA}\n{EASY}\nnot a puzzle\n").repeat(4_000);
+    let out = run(&["solve", "--backend", "cpu", "--reduce", "propagate", "--max-sweeps", "1", "--batch", "16"], &many);
+    assert_eq!(out.status.code(), Some(1));
+    let lines = stdout_lines(&out);
+    assert_eq!(lines.len(), 12_000);
+    for (index, line) in lines.iter().enumerate() {
+        let expected = match index % 3 {
+            0 => format!("{INKALA} # unsolved"),
+            1 => EASY_SOLUTION.to_string(),
+            _ => format!(
+                "not a puzzle # invalid: line {}: character 't' at column 3 is not a cell (1-9, A-P, '.' or '0')",
+                index + 1
+            ),
+        };
+        assert_eq!(*line, expected);
+    }
+}
+
+#[test]
+fn puzzles_with_many_solutions_even_empty_grids_get_a_verified_one() {
+    let empty = |cells: usize| ".".repeat(cells);
+    let input = format!("{}\n{}\n{}\n", empty(16), empty(81), empty(256));
+    assert_solves_all(&input, &[], Variant::Standard);
+    assert_solves_all(&format!("{}\n", empty(81)), &["--variant", "x"], Variant::X);
+    assert_solves_all(&format!("{}\n", empty(100)), &["--variant", "latin"], Variant::Latin);
 }
 
 #[test]

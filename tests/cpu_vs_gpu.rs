@@ -44,14 +44,14 @@ fn assert_twins(models: [&Model; 3], rounds: u32, counts: (u32, u32)) {
         (0..2 * PER_SLOT as u32 / RUNGS as u32).map(|i| Exchange::new(&ladder, 42, i)).collect();
     for backend in [&mut cpu as &mut dyn Backend, &mut gpu] {
         backend.configure(layout).unwrap();
-        backend.load(0, &problem(models[0], &ladder, 42)).unwrap();
-        backend.load(1, &problem(models[1], &ladder, 7)).unwrap();
+        backend.load(0, &Problem::new(models[0], &ladder, 42)).unwrap();
+        backend.load(1, &Problem::new(models[1], &ladder, 7)).unwrap();
     }
     for round in 0..rounds {
         if round == rounds / 2 {
             for backend in [&mut cpu as &mut dyn Backend, &mut gpu] {
                 backend.unload(1).unwrap();
-                backend.load(1, &problem(models[2], &ladder, 9)).unwrap();
+                backend.load(1, &Problem::new(models[2], &ladder, 9)).unwrap();
             }
         }
         let rungs: Vec<u32> = exchanges.iter().flat_map(|e| e.rung_of_replica.clone()).collect();
@@ -73,11 +73,6 @@ fn assert_twins(models: [&Model; 3], rounds: u32, counts: (u32, u32)) {
             exchange.exchange(energies);
         }
     }
-}
-
-fn problem<'a>(model: &'a Model, ladder: &Ladder, seed: u64) -> Problem<'a> {
-    let table_len = (model.max_abs_field() / 2 + 1) as usize;
-    Problem { model, thresholds: ladder.thresholds(table_len), table_len, seed }
 }
 
 #[test]

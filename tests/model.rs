@@ -5,6 +5,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use sudoku_anneal::backend::cpu::{sweep, CpuModel, Replica};
+use sudoku_anneal::backend::Problem;
 use sudoku_anneal::grid::{Grid, Shape, Variant};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
@@ -159,12 +160,11 @@ fn cpu_sweep_keeps_totals_and_energy_in_step_with_the_model() {
         let geometry = puzzle.geometry();
         let cpu = CpuModel::new(&m);
         let ladder = Ladder::geometric(3, 0.3, 3.0);
-        let table_len = (m.max_abs_field() / 2 + 1) as usize;
-        let thresholds = ladder.thresholds(table_len);
+        let problem = Problem::new(&m, &ladder, 9);
         for rung in 0..3 {
             let mut replica = Replica::new(&cpu, 9, rung as u32);
             for s in 0..200 {
-                sweep(&cpu, &mut replica, &thresholds[rung * table_len..(rung + 1) * table_len], s);
+                sweep(&cpu, &mut replica, problem.thresholds_at(rung), s);
             }
             assert_eq!(replica.energy, m.energy(&replica.spins));
             let full = m.full_assignment(&replica.spins);

@@ -2,18 +2,31 @@
 //! small enough to enumerate (peapods' exact-distribution test).
 
 use sudoku_anneal::backend::{cpu::CpuBackend, Backend, Layout, Problem};
+use sudoku_anneal::grid::Variant;
 use sudoku_anneal::model::Model;
+use sudoku_anneal::puzzle::parse_grid;
 use sudoku_anneal::reduce::{reduce, Reduce};
 use sudoku_anneal::tempering::{Exchange, Ladder};
 
 use crate::util::{exact_solve, grid, INKALA};
 
 /// Inkala's solution with two cells of one row and box blanked, no
-/// reduction: 18 free spins, 2^18 states.
-fn tiny_model() -> Model {
+/// reduction: 18 free spins, 2^18 states; each spin in 4 constraints, so
+/// every ΔE is even.
+fn tiny_sudoku() -> Model {
     let mut puzzle = exact_solve(&grid(INKALA)).unwrap();
     puzzle.cells[0] = 0;
     puzzle.cells[1] = 0;
+    Model::build(&reduce(&puzzle, Reduce::None).unwrap()).unwrap()
+}
+
+/// A Latin square of order 3 with six cells blanked: 18 free spins, each in
+/// 3 constraints (cell, row, column), so ΔE is odd.
+fn tiny_latin_square() -> Model {
+    let mut puzzle = parse_grid(b"123231312", Variant::Latin).unwrap();
+    for cell in [0, 1, 4, 5, 6, 8] {
+        puzzle.cells[cell] = 0;
+    }
     Model::build(&reduce(&puzzle, Reduce::None).unwrap()).unwrap()
 }
 
@@ -35,12 +48,16 @@ fn exact_energy_distribution(model: &Model, t: f64, max_energy: usize) -> Vec<f6
 
 #[test]
 fn tempering_samples_the_boltzmann_distribution_at_every_rung() {
-    let model = tiny_model();
-    assert_eq!(model.len(), 18);
+    for model in [tiny_sudoku(), tiny_latin_square()] {
+        assert_eq!(model.len(), 18);
+        assert_samples_boltzmann(&model);
+    }
+}
+
+fn assert_samples_boltzmann(model: &Model) {
     let ladder = Ladder::geometric(4, 1.0, 3.0);
-    let table_len = (model.max_abs_field() / 2 + 1) as usize;
     let mut backend = CpuBackend::new();
-    let problem = Problem { model: &model, thresholds: ladder.thresholds(table_len), table_len, seed: 5 };
+    let problem = Problem::new(model, &ladder, 5);
     backend.configure(Layout { shape: model.fixed.shape, slots: 1, replicas_per_slot: 4, rungs: 4 }).unwrap();
     backend.load(0, &problem).unwrap();
     let mut exchange = Exchange::new(&ladder, 5, 0);
@@ -58,14 +75,18 @@ fn tempering_samples_the_boltzmann_distribution_at_every_rung() {
         }
     }
     for (rung, &t) in ladder.temperatures.iter().enumerate() {
-        let exact = exact_energy_distribution(&model, t, MAX_E);
+        let exact = exact_energy_distribution(model, t, MAX_E);
         let total_variation: f64 = histogram[rung]
             .iter()
             .zip(&exact)
             .map(|(&count, &p)| (count as f64 / rounds as f64 - p).abs())
             .sum::<f64>()
             / 2.0;
-        assert!(total_variation < 0.02, "rung {rung} (T = {t:.2}): total variation {total_variation:.4}");
+        assert!(
+            total_variation < 0.02,
+            "{:?}, rung {rung} (T = {t:.2}): total variation {total_variation:.4}",
+            model.fixed.shape
+        );
     }
     assert!(exchange.acceptance().iter().all(|&a| a > 0.05 && a < 1.0), "{:?}", exchange.acceptance());
 }

@@ -117,7 +117,7 @@ fn sweep_with<const WIDTH: usize, const UNIFORM: bool>(
         let field = 2 * total - count as i32 * (2 * x + 1); // Σ_k (2(t_k − x) − 1)
         let delta = if x == 0 { field } else { -field };
         if delta > 0 {
-            let threshold = thresholds[(delta / 2) as usize];
+            let threshold = thresholds[delta as usize];
             if threshold == 0 || attempt_random(key, i as u32) >= threshold {
                 continue;
             }

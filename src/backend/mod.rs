@@ -20,6 +20,7 @@ pub mod gpu;
 use crate::error::Result;
 use crate::grid::Shape;
 use crate::model::Model;
+use crate::tempering::Ladder;
 
 /// Shape of a batch: `slots` puzzles of one board `shape`,
 /// `replicas_per_slot` replicas each, on ladders of `rungs` temperatures.
@@ -41,11 +42,24 @@ impl Layout {
 #[derive(Debug, Clone)]
 pub struct Problem<'a> {
     pub model: &'a Model,
-    /// `thresholds[rung * table_len + k]` for the layout's rungs: accept
-    /// ΔE = 2k when a random u32 is below it.
+    /// `thresholds[rung * table_len + ΔE]` for the layout's rungs: accept an
+    /// uphill move when a random u32 is below it.
     pub thresholds: Vec<u32>,
     pub table_len: usize,
     pub seed: u64,
+}
+
+impl<'a> Problem<'a> {
+    pub fn new(model: &'a Model, ladder: &Ladder, seed: u64) -> Problem<'a> {
+        // No flip changes the energy by more than the largest |field| a spin can see.
+        let table_len = model.max_abs_field() as usize + 1;
+        Problem { model, thresholds: ladder.thresholds(table_len), table_len, seed }
+    }
+
+    /// Rung `rung`'s row of the threshold table.
+    pub fn thresholds_at(&self, rung: usize) -> &[u32] {
+        &self.thresholds[rung * self.table_len..(rung + 1) * self.table_len]
+    }
 }
 
 pub trait Backend {

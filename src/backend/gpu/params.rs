@@ -60,7 +60,7 @@ pub struct Kernel {
     pub uniform: bool,
     /// `vec4<u32>` words of spin data per spin.
     pub spin_vecs: u32,
-    /// Threshold words per rung: the largest ΔE/2 any puzzle of the shape can produce, plus 1.
+    /// Threshold words per rung: the largest ΔE any puzzle of the shape can produce, plus 1.
     pub table_len: u32,
     pub replicas_per_group: u32,
 }
@@ -79,7 +79,7 @@ impl Kernel {
             uniform: geometry.uniform,
             spin_vecs: width.div_ceil(4),
             // |local field| ≤ Σ_k |2(t_k − x) − 1| ≤ width · (2n − 1).
-            table_len: width * (2 * shape.n as u32 - 1) / 2 + 1,
+            table_len: width * (2 * shape.n as u32 - 1) + 1,
             replicas_per_group: 0,
         };
         kernel.replicas_per_group = (workgroup_bytes / kernel.bytes_per_replica()).min(MAX_REPLICAS_PER_GROUP);
@@ -146,7 +146,7 @@ mod tests {
     #[test]
     fn large_boards_get_fewer_replicas_per_workgroup() {
         let classic = Kernel::new(Shape::CLASSIC, 16384).unwrap();
-        assert_eq!((classic.totals, classic.replicas_per_group, classic.table_len), (325, 4, 35));
+        assert_eq!((classic.totals, classic.replicas_per_group, classic.table_len), (325, 4, 69));
         let big = Kernel::new(Shape { n: 25, variant: Variant::X }, 16384).unwrap();
         assert_eq!((big.width, big.spin_vecs, big.replicas_per_group), (6, 2, 1));
         assert_eq!(Kernel::new(big.shape, 8192), None);
