@@ -18,7 +18,7 @@ use sudoku_anneal::grid::{Shape, Variant};
 use sudoku_anneal::puzzle::{count_puzzles, entries, parse_grid, Entry};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 use sudoku_anneal::report::{record, Format, Summary};
-use sudoku_anneal::solver::{solve_stream, solve_stream_with_fallback};
+use sudoku_anneal::solver::{default_temperatures, solve_stream, solve_stream_with_fallback};
 use sudoku_anneal::{bench, export, model::Model, Error, Settings};
 
 const EXIT_CODES: &str = "\
@@ -89,12 +89,12 @@ struct SettingsArgs {
     /// Puzzles annealed at once; a finished one's slot takes the next [default: 1 on the cpu backend, 64 on the gpu backend].
     #[arg(long)]
     batch: Option<usize>,
-    /// Lowest temperature of the geometric ladder.
-    #[arg(long, default_value_t = Settings::default().t_min)]
-    t_min: f64,
-    /// Highest temperature of the geometric ladder.
-    #[arg(long, default_value_t = Settings::default().t_max)]
-    t_max: f64,
+    /// Lowest temperature of the geometric ladder [default: 0.4; 0.3 with --variant latin].
+    #[arg(long)]
+    t_min: Option<f64>,
+    /// Highest temperature of the geometric ladder [default: 1.2; 0.9 with --variant latin].
+    #[arg(long)]
+    t_max: Option<f64>,
     /// Sweeps between replica-exchange rounds [default: 10 on the cpu backend, 20 on the gpu backend].
     #[arg(long)]
     exchange_every: Option<u32>,
@@ -203,6 +203,7 @@ impl SettingsArgs {
     /// The settings for one backend: unset flags take its defaults.
     fn resolve(&self, backend: &dyn Backend) -> anyhow::Result<Settings> {
         let (on_gpu, defaults) = (backend.name() == "gpu", Settings::default());
+        let (t_min, t_max) = default_temperatures(self.model.variant);
         if !(self.timeout >= 0.0 && self.timeout.is_finite()) {
             bail!("--timeout must be a number of seconds >= 0");
         }
@@ -210,8 +211,8 @@ impl SettingsArgs {
             replicas: self.replicas,
             ladders: self.ladders.unwrap_or(if on_gpu { GPU_LADDERS } else { defaults.ladders }),
             batch: self.batch.unwrap_or(if on_gpu { GPU_BATCH } else { defaults.batch }),
-            t_min: self.t_min,
-            t_max: self.t_max,
+            t_min: self.t_min.unwrap_or(t_min),
+            t_max: self.t_max.unwrap_or(t_max),
             exchange_every: self.exchange_every.unwrap_or(if on_gpu {
                 GPU_EXCHANGE_EVERY
             } else {

@@ -40,14 +40,28 @@ fn as_seconds<S: serde::Serializer>(timeout: &Option<Duration>, serializer: S) -
     serializer.serialize_some(&timeout.map(|t| t.as_secs_f64()))
 }
 
+/// The default ladder's ends for `variant`. A defect (a digit missing or
+/// doubled) costs in proportion to the constraints a spin is in, 4 on
+/// Sudoku boards and 3 on Latin squares, and so do the temperature where a
+/// board orders and the one where replicas roam freely: 0.1 and 0.3 per
+/// constraint. With the Sudoku ladder (0.4) an empty Latin square of order
+/// 12 or more never orders; 0.3 orders it in tens of sweeps (BENCHMARKS.md).
+pub fn default_temperatures(variant: Variant) -> (f64, f64) {
+    match variant {
+        Variant::Standard | Variant::X => (0.4, 1.2),
+        Variant::Latin => (0.3, 0.9),
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
+        let (t_min, t_max) = default_temperatures(Variant::Standard);
         Settings {
             replicas: 16,
             ladders: 1,
             batch: 1,
-            t_min: 0.4,
-            t_max: 1.2,
+            t_min,
+            t_max,
             exchange_every: 10,
             max_sweeps: 1_000_000,
             timeout: Some(Duration::from_secs(60)),
