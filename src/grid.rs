@@ -163,11 +163,6 @@ impl Geometry {
             .chain(self.cell_units[cell].iter().map(move |&u| first_unit_constraint + self.n * u + digit))
     }
 
-    /// How many units two distinct cells share.
-    pub fn shared_units(&self, a: usize, b: usize) -> usize {
-        self.cell_units[a].iter().filter(|u| self.cell_units[b].contains(u)).count()
-    }
-
     /// Colour of spin (cell, digit): `(S[cell] + digit) mod n` for the
     /// solved grid S. Two coupled spins share a cell (different digits) or
     /// a digit in two cells of a unit (S differs there), so the n colours
@@ -279,7 +274,10 @@ mod tests {
         assert_eq!((geometry.spin_width, geometry.uniform), (4, true));
         for cell in 0..81 {
             assert_eq!(geometry.peers[cell].len(), 20);
-            let two = geometry.peers[cell].iter().filter(|&&p| geometry.shared_units(cell, p) == 2).count();
+            let shared_units = |peer: usize| {
+                geometry.cell_units[cell].iter().filter(|u| geometry.cell_units[peer].contains(u)).count()
+            };
+            let two = geometry.peers[cell].iter().filter(|&&peer| shared_units(peer) == 2).count();
             assert_eq!(two, 4, "cell {cell}");
         }
     }

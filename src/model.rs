@@ -110,20 +110,38 @@ impl Model {
         let mut neighbours = Vec::new();
         let mut couplings = Vec::new();
         neighbour_start.push(0);
+        // J_ij accumulated 2 per shared constraint; `touched` lists the j with J_ij > 0.
+        let mut coupling_to = vec![0i32; spins.len()];
+        let mut touched: Vec<u32> = Vec::new();
         for s in &spins {
             let (cell, digit) = (s.cell as usize, s.digit as usize);
-            let peers = &geometry.peers[cell];
-            let mut list: Vec<(u32, i32)> = Vec::with_capacity(n + peers.len());
-            for other_digit in (0..n).filter(|&d| d != digit) {
-                list.push((free_index[n * cell + other_digit], 2));
+            let mut couple = |other: usize| {
+                let j = free_index[other];
+                if j != u32::MAX {
+                    if coupling_to[j as usize] == 0 {
+                        touched.push(j);
+                    }
+                    coupling_to[j as usize] += 2;
+                }
+            };
+            // Plain loops: as iterator chains this was the build's hottest part.
+            for other_digit in 0..n {
+                if other_digit != digit {
+                    couple(n * cell + other_digit);
+                }
             }
-            for &peer in peers {
-                list.push((free_index[n * peer + digit], 2 * geometry.shared_units(cell, peer) as i32));
+            for &unit in &geometry.cell_units[cell] {
+                for &member in &geometry.unit_cells[unit] {
+                    if member != cell {
+                        couple(n * member + digit);
+                    }
+                }
             }
-            list.retain(|&(j, _)| j != u32::MAX);
-            list.sort_unstable();
-            neighbours.extend(list.iter().map(|&(j, _)| j));
-            couplings.extend(list.iter().map(|&(_, coupling)| coupling));
+            touched.sort_unstable();
+            for j in touched.drain(..) {
+                neighbours.push(j);
+                couplings.push(std::mem::take(&mut coupling_to[j as usize]));
+            }
             neighbour_start.push(neighbours.len() as u32);
         }
 
