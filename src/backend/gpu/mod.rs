@@ -408,8 +408,9 @@ impl Backend for GpuBackend {
         let geometry = model.geometry();
         let padding = kernel.totals - 1;
         let mut spin_data: Vec<[u32; 4]> = Vec::with_capacity(model.len() * kernel.spin_vecs as usize);
+        let mut words = vec![padding; 4 * kernel.spin_vecs as usize];
         for s in &model.spins {
-            let mut words = vec![padding; 4 * kernel.spin_vecs as usize];
+            words.fill(padding);
             for (word, k) in words.iter_mut().zip(geometry.constraints_of(s.cell as usize, s.digit as usize)) {
                 *word = k as u32;
             }
