@@ -15,19 +15,34 @@ use std::path::Path;
 use crate::error::{Error, PuzzleError};
 use crate::grid::{Grid, Shape, Variant, SYMBOLS};
 
+const NOT_A_CELL: u8 = u8::MAX;
+
+/// Each byte's value as a cell of the largest board: 1..=25 for the
+/// symbols (either case), 0 for `.`. A table because parsing reads every
+/// byte twice; `0` depends on the size and is handled in [`cell_value`].
+const CELL_VALUES: [u8; 256] = {
+    let mut table = [NOT_A_CELL; 256];
+    table[b'.' as usize] = 0;
+    let mut i = 0;
+    while i < SYMBOLS.len() {
+        table[SYMBOLS[i] as usize] = i as u8 + 1;
+        table[SYMBOLS[i].to_ascii_lowercase() as usize] = i as u8 + 1;
+        i += 1;
+    }
+    table
+};
+
 /// The value of a cell symbol on a board of side `n`: 1..=n, or 0 for empty.
 fn cell_value(byte: u8, n: usize) -> Option<u8> {
-    let value = match byte.to_ascii_uppercase() {
-        b'.' => 0,
-        b'0' if n <= 9 => 0,
-        symbol => SYMBOLS.iter().position(|&s| s == symbol)? as u8 + 1,
-    };
-    (value as usize <= n).then_some(value)
+    match CELL_VALUES[byte as usize] {
+        NOT_A_CELL => (byte == b'0' && n <= 9).then_some(0),
+        value => (value as usize <= n).then_some(value),
+    }
 }
 
 /// Whether a byte can be a cell on some board.
 fn is_cell_symbol(byte: u8) -> bool {
-    cell_value(byte, SYMBOLS.len()).is_some() || byte == b'0'
+    CELL_VALUES[byte as usize] != NOT_A_CELL || byte == b'0'
 }
 
 /// Parses the leading cells of `text` as a grid of `variant`; their count
