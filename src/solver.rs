@@ -342,14 +342,13 @@ fn per_pair(exchanges: &[Exchange], field: impl Fn(&Exchange) -> &Vec<u64>) -> V
 /// yet emitted runs again there, then the rest of the stream. Records stay
 /// one per puzzle, in input order.
 pub fn solve_stream_with_fallback(
-    entries: impl Iterator<Item = Result<Entry>>,
+    mut entries: impl Iterator<Item = Result<Entry>>,
     settings: &Settings,
     backend: &mut dyn Backend,
     fallback: impl FnOnce(&Error) -> Option<(Box<dyn Backend>, Settings)>,
     mut emit: impl FnMut(Entry, Outcome) -> Result<()>,
     stop: impl Fn() -> bool,
 ) -> Result<()> {
-    let mut entries = entries;
     // Puzzles read and not yet emitted, oldest first (emission is in input order).
     let unfinished = std::cell::RefCell::new(std::collections::VecDeque::new());
     let tracked = entries.by_ref().inspect(|entry| {
