@@ -144,8 +144,10 @@ fn sweep(
                 let k = vec4<u32>(head.x & 0xffffu, head.y, head.z, head.w);
                 let cell = c0 + k.x;
                 let bit = 1u << (head.x >> 16u);
-                let x = (local_cells[cell] & bit) != 0u;
-                var sum = local_totals[t0 + k.x] + local_totals[t0 + k.y] + local_totals[t0 + k.z];
+                let cell_word = local_cells[cell];
+                let x = (cell_word & bit) != 0u;
+                // A cell with free spins has no fixed one: its total is its word's popcount.
+                var sum = countOneBits(cell_word) + local_totals[t0 + k.y] + local_totals[t0 + k.z];
                 if WIDTH >= 4u {
                     sum += local_totals[t0 + k.w];
                 }
@@ -164,10 +166,9 @@ fn sweep(
                         continue;
                     }
                 }
-                local_cells[cell] ^= bit;
+                local_cells[cell] = cell_word ^ bit;
                 energy_change += delta;
                 let step = select(1u, 0xffffffffu, x); // +1 or −1, wrapping
-                local_totals[t0 + k.x] += step;
                 local_totals[t0 + k.y] += step;
                 local_totals[t0 + k.z] += step;
                 if WIDTH >= 4u {
