@@ -11,6 +11,7 @@ pub mod params;
 
 use std::collections::HashMap;
 use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use self::params::{Kernel, Params, Slot};
 use super::{Backend, Layout, Problem};
@@ -21,6 +22,9 @@ use crate::model::Spin;
 /// Workgroup memory every adapter must offer (WebGPU's default limit): one
 /// replica of the largest board fits in it.
 const MIN_WORKGROUP_BYTES: u32 = 16384;
+
+/// How long a readback polls without blocking before it sleeps until the device is done.
+const SPIN_BEFORE_BLOCKING: Duration = Duration::from_millis(1);
 
 /// Which adapters may be chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,6 +194,8 @@ struct Batch {
     kernel: Kernel,
     pipeline: wgpu::ComputePipeline,
     params: Params,
+    /// What `params_buffer` holds; it rarely changes between rounds, and each write costs a staging copy.
+    params_on_device: Option<Params>,
     slots: Vec<Slot>,
     /// Free spins of each loaded slot, to decode cell words back to spins.
     free_spins: Vec<Vec<Spin>>,
@@ -260,13 +266,22 @@ impl GpuBackend {
         let slice = readback.slice(..count * 4);
         let (sender, receiver) = mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |result| drop(sender.send(result)));
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
-        receiver
-            .recv()
-            .map_err(|_| Error::Gpu("the readback never completed".into()))?
-            .map_err(|e| Error::Gpu(format!("cannot map the readback buffer: {e}")))?;
+        let waiting = |e| Error::Gpu(format!("waiting for the device: {e}"));
+        // Spin before blocking: a blocking wait wakes up tens of µs after a
+        // short round ends, a large share of its latency (BENCHMARKS.md).
+        let spin_until = Instant::now() + SPIN_BEFORE_BLOCKING;
+        let mapped = loop {
+            device.poll(wgpu::PollType::Poll).map_err(waiting)?;
+            match receiver.try_recv() {
+                Ok(mapped) => break mapped,
+                Err(mpsc::TryRecvError::Empty) if Instant::now() < spin_until => std::hint::spin_loop(),
+                Err(_) => {
+                    device.poll(wgpu::PollType::wait_indefinitely()).map_err(waiting)?;
+                    break receiver.recv().map_err(|_| Error::Gpu("the readback never completed".into()))?;
+                }
+            }
+        };
+        mapped.map_err(|e| Error::Gpu(format!("cannot map the readback buffer: {e}")))?;
         let words = {
             let view =
                 slice.get_mapped_range().map_err(|e| Error::Gpu(format!("cannot read the readback buffer: {e}")))?;
@@ -378,6 +393,7 @@ impl Backend for GpuBackend {
             kernel,
             pipeline,
             params,
+            params_on_device: None,
             slots: vec![Slot::default(); layout.slots],
             free_spins: vec![Vec::new(); layout.slots],
             params_buffer,
@@ -465,8 +481,11 @@ impl Backend for GpuBackend {
         }
         batch.params.replicas = replicas as u32;
         batch.params.sweep_count = counts.iter().copied().max().unwrap_or(0);
+        let params_changed = batch.params_on_device.replace(batch.params) != Some(batch.params);
         let batch = self.batch.as_ref().expect("checked above");
-        self.write(&batch.params_buffer, 0, &[batch.params]);
+        if params_changed {
+            self.write(&batch.params_buffer, 0, &[batch.params]);
+        }
         self.write(&batch.slots_buffer, 0, &batch.slots[..busy_slots]);
         self.write(&batch.rungs, 0, &rung_of_replica[..replicas]);
         if self.context.fault == Some(Fault::LostAfter(self.context.dispatches)) {
