@@ -7,8 +7,9 @@
 #
 # `run` writes every log under $OUT: devices, the criterion sweep bench at
 # four replica counts, and the time-to-solution figures of BENCHMARKS.md
-# (hardest-100 one at a time, hardest-1,000 and top1465 batched, Inkala
-# after a warm-up puzzle over 16 seeds), and `bench` CPU vs GPU.
+# (hardest-100 one at a time at the defaults and at the latency settings,
+# the first 10,000 hardest and top1465 batched, Inkala after a warm-up
+# puzzle over 16 seeds), and `bench` CPU vs GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,8 +21,8 @@ prepare)
     mkdir -p .device
     strip -o .device/sudoku-anneal target/release/sudoku-anneal
     strip -o .device/sweep-bench "$bench"
-    awk '!/^#/ && n < 1000 { print; n++ }' "../shared/puzzles/puzzles5_forum_hardest_1905_11+" > .device/hardest1000.txt
-    head -100 .device/hardest1000.txt > .device/hardest100.txt
+    awk '!/^#/ && n < 10000 { print; n++ }' "../shared/puzzles/puzzles5_forum_hardest_1905_11+" > .device/hardest10000.txt
+    head -100 .device/hardest10000.txt > .device/hardest100.txt
     grep -v '^#' ../shared/puzzles/puzzles3_magictour_top1465 | grep . > .device/top1465.txt
     cp examples/hard.txt .device/
     grep -e 'Golden Nugget' -e 'Inkala 2012' examples/hard.txt | sort | cut -c1-81 > .device/warm-inkala.txt
@@ -58,7 +59,8 @@ PY
         stats "$out/$name.jsonl" "$name [$*]"
     }
     solve hardest100 .device/hardest100.txt --batch 1
-    solve hardest1000 .device/hardest1000.txt
+    solve hardest100-tuned .device/hardest100.txt --batch 1 --replicas 24 --ladders 128 --t-min 0.45 --t-max 1.4
+    solve hardest10000 .device/hardest10000.txt
     solve top1465 .device/top1465.txt
     # Inkala after a warm-up puzzle in the same process, 16 seeds.
     for seed in $(seq 0 15); do
