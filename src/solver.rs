@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
+
 use crate::backend::{Backend, Layout, Problem};
 use crate::decode::{decode, verify};
 use crate::error::{Error, PuzzleError, Result};
@@ -291,40 +293,76 @@ pub fn solve_stream(
             }
         }
         let energies = backend.sweep(&rung_of_replica, &counts)?;
-        for (slot, entry) in slots.iter_mut().enumerate() {
-            let Some(active) = entry else { continue };
-            active.sweeps += counts[slot];
-            let first = slot * per_slot;
-            let energies = &energies[first..first + per_slot];
-            let status = if let Some(replica) = energies.iter().position(|&e| e == 0) {
-                let spins = backend.spins(first + replica)?;
-                let grid = decode(&active.model, &spins).ok_or_else(|| {
-                    Error::Internal(format!("{} backend: a zero-energy replica does not decode", backend.name()))
-                })?;
-                checked(active.entry.grid.as_ref().expect("annealed puzzles parsed"), &grid)?;
-                Some(Status::Solved(grid))
-            } else {
+        // Exchange is most of the host's work per round (4,096 ladders at the
+        // GPU defaults); slots are independent, so they go in parallel.
+        let verdicts: Vec<Verdict> = slots
+            .par_iter_mut()
+            .zip(energies.par_chunks(per_slot))
+            .zip(&counts)
+            .map(|((entry, energies), &count)| {
+                let Some(active) = entry else { return Verdict::Idle };
+                active.sweeps += count;
+                if let Some(replica) = energies.iter().position(|&e| e == 0) {
+                    return Verdict::Solved(replica);
+                }
                 for (energies, exchange) in energies.chunks(settings.replicas).zip(&mut active.exchanges) {
                     exchange.exchange(energies);
                 }
                 let out_of_time = settings.timeout.is_some_and(|limit| active.started.elapsed() >= limit);
-                (active.sweeps >= settings.max_sweeps || out_of_time).then_some(Status::Unsolved)
+                if active.sweeps >= settings.max_sweeps || out_of_time {
+                    Verdict::Unsolved
+                } else {
+                    Verdict::Continue
+                }
+            })
+            .collect();
+        // One readback for every slot solved this round.
+        let solved: Vec<usize> = verdicts
+            .iter()
+            .enumerate()
+            .filter_map(|(slot, verdict)| match verdict {
+                Verdict::Solved(replica) => Some(slot * per_slot + replica),
+                _ => None,
+            })
+            .collect();
+        let mut solutions = backend.spins(&solved)?.into_iter();
+        for (slot, verdict) in verdicts.into_iter().enumerate() {
+            let status = match verdict {
+                Verdict::Idle | Verdict::Continue => continue,
+                Verdict::Unsolved => Status::Unsolved,
+                Verdict::Solved(_) => {
+                    let active = slots[slot].as_ref().expect("a solved slot is active");
+                    let spins = solutions.next().expect("one solution per solved slot");
+                    let grid = decode(&active.model, &spins).ok_or_else(|| {
+                        Error::Internal(format!("{} backend: a zero-energy replica does not decode", backend.name()))
+                    })?;
+                    checked(active.entry.grid.as_ref().expect("annealed puzzles parsed"), &grid)?;
+                    Status::Solved(grid)
+                }
             };
-            if let Some(status) = status {
-                let active = entry.take().expect("matched above");
-                backend.unload(slot)?;
-                let outcome = Outcome {
-                    status,
-                    sweeps: active.sweeps as u64,
-                    seconds: active.started.elapsed().as_secs_f64(),
-                    attempts: active.sweeps as u64 * per_slot as u64 * active.model.len() as u64,
-                    swap_attempts: per_pair(&active.exchanges, |e| &e.attempts),
-                    swap_accepted: per_pair(&active.exchanges, |e| &e.accepted),
-                };
-                pending.insert(active.sequence, (active.entry, outcome));
-            }
+            let active = slots[slot].take().expect("matched above");
+            backend.unload(slot)?;
+            let outcome = Outcome {
+                status,
+                sweeps: active.sweeps as u64,
+                seconds: active.started.elapsed().as_secs_f64(),
+                attempts: active.sweeps as u64 * per_slot as u64 * active.model.len() as u64,
+                swap_attempts: per_pair(&active.exchanges, |e| &e.attempts),
+                swap_accepted: per_pair(&active.exchanges, |e| &e.accepted),
+            };
+            pending.insert(active.sequence, (active.entry, outcome));
         }
     }
+}
+
+/// What a round left a slot in.
+enum Verdict {
+    Idle,
+    Continue,
+    /// This replica (within the slot) reached energy 0.
+    Solved(usize),
+    /// Out of sweeps or time.
+    Unsolved,
 }
 
 /// A per-pair statistic summed over ladders.

@@ -48,8 +48,8 @@ impl Backend for Flaky {
         }
         self.inner.sweep(rung_of_replica, counts)
     }
-    fn spins(&mut self, replica: usize) -> Result<Vec<u8>> {
-        self.inner.spins(replica)
+    fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
+        self.inner.spins(replicas)
     }
 }
 

@@ -208,7 +208,7 @@ impl Backend for CpuBackend {
         Ok(self.replicas.iter().map(|r| r.energy).collect())
     }
 
-    fn spins(&mut self, replica: usize) -> Result<Vec<u8>> {
-        Ok(self.replicas[replica].spins.clone())
+    fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
+        Ok(replicas.iter().map(|&r| self.replicas[r].spins.clone()).collect())
     }
 }

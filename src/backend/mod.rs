@@ -87,6 +87,6 @@ pub trait Backend {
     /// of slots that ran no sweeps are unspecified).
     fn sweep(&mut self, rung_of_replica: &[u32], counts: &[u32]) -> Result<Vec<i32>>;
 
-    /// The free-spin state of one replica (global index).
-    fn spins(&mut self, replica: usize) -> Result<Vec<u8>>;
+    /// The free-spin states of some replicas (global indices), in one readback.
+    fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>>;
 }

@@ -233,16 +233,16 @@ impl GpuBackend {
         self.batch.as_ref().ok_or_else(not_configured)
     }
 
-    /// Submits `encoder` plus a copy of `count` words of `source` from word
-    /// `start` into the readback buffer, waits, and returns those words.
+    /// Submits `encoder` plus copies of word ranges `(start, count)` of
+    /// `source` into the readback buffer, back to back; waits, and returns
+    /// those words.
     fn submit_and_read(
         &self,
         encoder: wgpu::CommandEncoder,
         source: &wgpu::Buffer,
-        start: u64,
-        count: u64,
+        ranges: &[(u64, u64)],
     ) -> Result<Vec<u32>> {
-        self.copy_and_read(encoder, source, start, count).map_err(|err| match (err, self.lost_reason()) {
+        self.copy_and_read(encoder, source, ranges).map_err(|err| match (err, self.lost_reason()) {
             (Error::Gpu(what), Some(reason)) => Error::Gpu(format!("the device was lost ({reason}); {what}")),
             (err, _) => err,
         })
@@ -256,14 +256,17 @@ impl GpuBackend {
         &self,
         mut encoder: wgpu::CommandEncoder,
         source: &wgpu::Buffer,
-        start: u64,
-        count: u64,
+        ranges: &[(u64, u64)],
     ) -> Result<Vec<u32>> {
         let (device, queue) = (&self.context.device, &self.context.queue);
         let readback = &self.batch_ref()?.readback;
-        encoder.copy_buffer_to_buffer(source, start * 4, readback, 0, count * 4);
+        let mut words = 0;
+        for &(start, count) in ranges {
+            encoder.copy_buffer_to_buffer(source, start * 4, readback, words * 4, count * 4);
+            words += count;
+        }
         queue.submit([encoder.finish()]);
-        let slice = readback.slice(..count * 4);
+        let slice = readback.slice(..words * 4);
         let (sender, receiver) = mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |result| drop(sender.send(result)));
         let waiting = |e| Error::Gpu(format!("waiting for the device: {e}"));
@@ -360,7 +363,9 @@ impl Backend for GpuBackend {
         let totals = buffer("totals", replicas * totals_per_replica, storage);
         let cells = buffer("cells", replicas * cells_per_replica, readable);
         let energies = buffer("energies", replicas, readable);
-        let readback = buffer("readback", replicas.max(cells_per_replica), wgpu::BufferUsages::MAP_READ);
+        // Every replica's energy, or one replica's cells per slot.
+        let readback_words = replicas.max(layout.slots * cells_per_replica);
+        let readback = buffer("readback", readback_words, wgpu::BufferUsages::MAP_READ);
         let buffers = [
             &params_buffer,
             &slots_buffer,
@@ -505,7 +510,7 @@ impl Backend for GpuBackend {
                 workgroup_grid(replicas as u32, per_group, context.limits.max_compute_workgroups_per_dimension);
             pass.dispatch_workgroups(x, y, 1);
         }
-        let words = self.submit_and_read(encoder, &batch.energies, 0, replicas as u64)?;
+        let words = self.submit_and_read(encoder, &batch.energies, &[(0, replicas as u64)])?;
         if let Some(err) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("sweep dispatch failed: {err}")));
         }
@@ -518,19 +523,36 @@ impl Backend for GpuBackend {
         Ok(energies)
     }
 
-    fn spins(&mut self, replica: usize) -> Result<Vec<u8>> {
+    fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
         let batch = self.batch_ref()?;
-        let slot = replica / batch.layout.replicas_per_slot;
-        let free_spins = &batch.free_spins[slot];
-        if batch.slots[slot].fresh != 0 {
-            // Not dispatched since its load: still the all-zero state.
-            return Ok(vec![0; free_spins.len()]);
-        }
-        let encoder = self.context.device.create_command_encoder(&Default::default());
+        let per_slot = batch.layout.replicas_per_slot;
         let cells_per_replica = batch.kernel.cells as u64;
-        let cells =
-            self.submit_and_read(encoder, &batch.cells, replica as u64 * cells_per_replica, cells_per_replica)?;
-        Ok(free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect())
+        // Not dispatched since its load: still the all-zero state, nothing to read.
+        let fresh = |replica: usize| batch.slots[replica / per_slot].fresh != 0;
+        let ranges: Vec<(u64, u64)> = replicas
+            .iter()
+            .filter(|&&r| !fresh(r))
+            .map(|&r| (r as u64 * cells_per_replica, cells_per_replica))
+            .collect();
+        // One submission per readback-buffer load (one unless more than one replica per slot is asked for).
+        let per_readback = (batch.readback.size() / 4 / cells_per_replica) as usize;
+        let mut cells = Vec::with_capacity(ranges.len() * cells_per_replica as usize);
+        for ranges in ranges.chunks(per_readback) {
+            let encoder = self.context.device.create_command_encoder(&Default::default());
+            cells.extend(self.submit_and_read(encoder, &batch.cells, ranges)?);
+        }
+        let mut read = cells.chunks(cells_per_replica as usize);
+        Ok(replicas
+            .iter()
+            .map(|&r| {
+                let free_spins = &batch.free_spins[r / per_slot];
+                if fresh(r) {
+                    return vec![0; free_spins.len()];
+                }
+                let cells = read.next().expect("one range per replica read");
+                free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect()
+            })
+            .collect())
     }
 }
 
