@@ -2,7 +2,7 @@
 //! parallel tempering in a batch of slots → decode → verify, one record per
 //! puzzle in input order. Backends are interchangeable.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -208,65 +208,73 @@ pub fn solve_stream(
     let mut configured: Option<Shape> = None;
     // Slots in use: fewer than `settings.batch` when a large board's replicas exceed the device's buffers.
     let mut usable = settings.batch;
-    let mut waiting: Option<Ready> = None;
+    // Puzzles read and built, waiting for a slot, oldest first. One of
+    // another board shape waits at the front until the batch drains.
+    let mut ready: VecDeque<Ready> = VecDeque::new();
     let mut pending: BTreeMap<u64, (Entry, Outcome)> = BTreeMap::new();
     let (mut read, mut emitted) = (0u64, 0u64);
     let mut rung_of_replica = vec![0u32; settings.batch * per_slot];
     let mut counts = vec![0u32; settings.batch];
     loop {
         let stopping = stop();
-        'fill: for slot in 0..settings.batch {
-            while !stopping && slot < usable && slots[slot].is_none() {
-                let ready = match waiting.take() {
-                    Some(ready) => ready,
-                    None if input_done || input_error.is_some() || pending.len() >= MAX_PENDING => break,
-                    None => match entries.next() {
-                        None => {
-                            input_done = true;
-                            break;
-                        }
-                        Some(Err(err)) => {
-                            input_error = Some(err);
-                            break;
-                        }
-                        Some(Ok(entry)) => {
-                            let sequence = read;
-                            read += 1;
-                            let started = Instant::now();
-                            match &entry.grid {
-                                Err(reason) => {
-                                    pending.insert(sequence, (entry.clone(), Outcome::invalid(reason.clone())));
-                                    continue;
-                                }
-                                Ok(puzzle) => match prepare(puzzle, settings)? {
-                                    Prepared::Decided(status) => {
-                                        pending.insert(sequence, (entry, Outcome::decided(status, started)));
-                                        continue;
-                                    }
-                                    Prepared::Anneal(model) => Ready { sequence, entry, model, started },
-                                },
-                            }
-                        }
-                    },
-                };
-                let shape = ready.model.fixed.shape;
-                if configured != Some(shape) {
-                    if slots.iter().any(Option::is_some) {
-                        waiting = Some(ready);
-                        break 'fill;
-                    }
-                    usable = settings.fit_replicas(backend.max_replicas(shape)).batch;
-                    let layout = Layout { shape, slots: usable, replicas_per_slot: per_slot, rungs: settings.replicas };
-                    backend.configure(layout)?;
-                    configured = Some(shape);
+        let mut empty: VecDeque<usize> = (0..usable).filter(|&slot| slots[slot].is_none()).collect();
+        while !stopping && !empty.is_empty() {
+            let Some(next) = ready.front() else {
+                if input_done || input_error.is_some() || pending.len() >= MAX_PENDING {
+                    break;
                 }
-                let model = ready.model;
-                backend.load(slot, &Problem::new(&model, &ladder, settings.seed))?;
-                let exchanges =
-                    (0..settings.ladders as u32).map(|index| Exchange::new(&ladder, settings.seed, index)).collect();
-                let Ready { sequence, entry, started, .. } = ready;
-                slots[slot] = Some(Active { sequence, entry, model, exchanges, sweeps: 0, started });
+                // Building a model takes longer than a round's exchanges: build the refills in parallel.
+                let mut batch = Vec::with_capacity(empty.len());
+                while batch.len() < empty.len() {
+                    match entries.next() {
+                        None => input_done = true,
+                        Some(Err(err)) => input_error = Some(err),
+                        Some(Ok(entry)) => {
+                            batch.push((read, entry, Instant::now()));
+                            read += 1;
+                            continue;
+                        }
+                    }
+                    break;
+                }
+                // `None`: the line is not a puzzle.
+                let prepared: Vec<Result<Option<Prepared>>> = batch
+                    .par_iter()
+                    .map(|(_, entry, _)| {
+                        entry.grid.as_ref().map_or(Ok(None), |puzzle| prepare(puzzle, settings).map(Some))
+                    })
+                    .collect();
+                for ((sequence, entry, started), prepared) in batch.into_iter().zip(prepared) {
+                    match prepared? {
+                        None => {
+                            let reason = entry.grid.clone().expect_err("unparsed entries have no puzzle");
+                            pending.insert(sequence, (entry, Outcome::invalid(reason)));
+                        }
+                        Some(Prepared::Decided(status)) => {
+                            pending.insert(sequence, (entry, Outcome::decided(status, started)));
+                        }
+                        Some(Prepared::Anneal(model)) => ready.push_back(Ready { sequence, entry, model, started }),
+                    }
+                }
+                continue;
+            };
+            let shape = next.model.fixed.shape;
+            if configured != Some(shape) {
+                if slots.iter().any(Option::is_some) {
+                    break;
+                }
+                usable = settings.fit_replicas(backend.max_replicas(shape)).batch;
+                let layout = Layout { shape, slots: usable, replicas_per_slot: per_slot, rungs: settings.replicas };
+                backend.configure(layout)?;
+                configured = Some(shape);
+                empty = (0..usable).collect();
             }
+            let (slot, Ready { sequence, entry, model, started }) =
+                (empty.pop_front().expect("checked above"), ready.pop_front().expect("checked above"));
+            backend.load(slot, &Problem::new(&model, &ladder, settings.seed))?;
+            let exchanges =
+                (0..settings.ladders as u32).map(|index| Exchange::new(&ladder, settings.seed, index)).collect();
+            slots[slot] = Some(Active { sequence, entry, model, exchanges, sweeps: 0, started });
         }
         while let Some((entry, outcome)) = pending.remove(&emitted) {
             emit(entry, outcome)?;
@@ -277,21 +285,20 @@ pub fn solve_stream(
         }
         if slots.iter().all(Option::is_none) {
             // Nothing anneals, so nothing holds back the pending results: all were emitted.
-            if waiting.is_none() && (input_done || input_error.is_some()) {
+            if ready.is_empty() && (input_done || input_error.is_some()) {
                 return input_error.map_or(Ok(()), Err);
             }
             continue;
         }
 
-        for (slot, active) in slots.iter().enumerate() {
-            counts[slot] = active.as_ref().map_or(0, |a| settings.exchange_every.min(settings.max_sweeps - a.sweeps));
+        rung_of_replica.par_chunks_mut(per_slot).zip(&mut counts).zip(&slots).for_each(|((rungs, count), active)| {
+            *count = active.as_ref().map_or(0, |a| settings.exchange_every.min(settings.max_sweeps - a.sweeps));
             if let Some(active) = active {
-                let rungs = rung_of_replica[slot * per_slot..(slot + 1) * per_slot].chunks_mut(settings.replicas);
-                for (rungs, exchange) in rungs.zip(&active.exchanges) {
+                for (rungs, exchange) in rungs.chunks_mut(settings.replicas).zip(&active.exchanges) {
                     rungs.copy_from_slice(&exchange.rung_of_replica);
                 }
             }
-        }
+        });
         let energies = backend.sweep(&rung_of_replica, &counts)?;
         // Exchange is most of the host's work per round (4,096 ladders at the
         // GPU defaults); slots are independent, so they go in parallel.
