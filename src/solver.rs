@@ -201,10 +201,9 @@ pub fn solve_stream(
 ) -> Result<()> {
     let per_slot = settings.ladders * settings.replicas;
     let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
-    let mut entries = entries.fuse();
-    let (mut input_done, mut input_error) = (false, None);
+    let mut intake = Intake { entries: entries.fuse(), read: 0, done: false, error: None };
     let mut slots: Vec<Option<Active>> = (0..settings.batch).map(|_| None).collect();
-    // The batch holds one board shape; a puzzle of another waits here until the batch drains.
+    // The board shape the batch holds (one at a time).
     let mut configured: Option<Shape> = None;
     // Slots in use: fewer than `settings.batch` when a large board's replicas exceed the device's buffers.
     let mut usable = settings.batch;
@@ -212,7 +211,7 @@ pub fn solve_stream(
     // another board shape waits at the front until the batch drains.
     let mut ready: VecDeque<Ready> = VecDeque::new();
     let mut pending: BTreeMap<u64, (Entry, Outcome)> = BTreeMap::new();
-    let (mut read, mut emitted) = (0u64, 0u64);
+    let mut emitted = 0u64;
     let mut rung_of_replica = vec![0u32; settings.batch * per_slot];
     let mut counts = vec![0u32; settings.batch];
     loop {
@@ -220,42 +219,10 @@ pub fn solve_stream(
         let mut empty: VecDeque<usize> = (0..usable).filter(|&slot| slots[slot].is_none()).collect();
         while !stopping && !empty.is_empty() {
             let Some(next) = ready.front() else {
-                if input_done || input_error.is_some() || pending.len() >= MAX_PENDING {
+                if !intake.open() || pending.len() >= MAX_PENDING {
                     break;
                 }
-                // Reducing and building cost ~0.2 ms a puzzle (BENCHMARKS.md), more than
-                // a round's exchanges: read as many puzzles as there are empty slots and
-                // build them in parallel.
-                let mut batch = Vec::with_capacity(empty.len());
-                while batch.len() < empty.len() && !input_done && input_error.is_none() {
-                    match entries.next() {
-                        None => input_done = true,
-                        Some(Err(err)) => input_error = Some(err),
-                        Some(Ok(entry)) => {
-                            batch.push((read, entry, Instant::now()));
-                            read += 1;
-                        }
-                    }
-                }
-                // `None`: the line is not a puzzle.
-                let prepared: Vec<Result<Option<Prepared>>> = batch
-                    .par_iter()
-                    .map(|(_, entry, _)| {
-                        entry.grid.as_ref().map_or(Ok(None), |puzzle| prepare(puzzle, settings).map(Some))
-                    })
-                    .collect();
-                for ((sequence, entry, started), prepared) in batch.into_iter().zip(prepared) {
-                    match prepared? {
-                        None => {
-                            let reason = entry.grid.clone().expect_err("unparsed entries have no puzzle");
-                            pending.insert(sequence, (entry, Outcome::invalid(reason)));
-                        }
-                        Some(Prepared::Decided(status)) => {
-                            pending.insert(sequence, (entry, Outcome::decided(status, started)));
-                        }
-                        Some(Prepared::Anneal(model)) => ready.push_back(Ready { sequence, entry, model, started }),
-                    }
-                }
+                intake.read(empty.len(), settings, &mut pending, &mut ready)?;
                 continue;
             };
             let shape = next.model.fixed.shape;
@@ -285,8 +252,8 @@ pub fn solve_stream(
         }
         if slots.iter().all(Option::is_none) {
             // Nothing anneals, so nothing holds back the pending results: all were emitted.
-            if ready.is_empty() && (input_done || input_error.is_some()) {
-                return input_error.map_or(Ok(()), Err);
+            if ready.is_empty() && !intake.open() {
+                return intake.error.map_or(Ok(()), Err);
             }
             continue;
         }
@@ -359,6 +326,65 @@ pub fn solve_stream(
             };
             pending.insert(active.sequence, (active.entry, outcome));
         }
+    }
+}
+
+/// The input side of [`solve_stream`]: reads entries, and reduces and
+/// builds their models many at a time.
+struct Intake<I> {
+    entries: std::iter::Fuse<I>,
+    /// Entries read so far: the next one's sequence number.
+    read: u64,
+    done: bool,
+    /// A read error; it ends the input once the entries before it are finished.
+    error: Option<Error>,
+}
+
+impl<I: Iterator<Item = Result<Entry>>> Intake<I> {
+    /// Whether more entries may come.
+    fn open(&self) -> bool {
+        !self.done && self.error.is_none()
+    }
+
+    /// Reads up to `n` entries and prepares them in parallel (reducing and
+    /// building cost ~0.2 ms a puzzle, BENCHMARKS.md): the decided ones go
+    /// to `pending`, the others to the back of `ready`.
+    fn read(
+        &mut self,
+        n: usize,
+        settings: &Settings,
+        pending: &mut BTreeMap<u64, (Entry, Outcome)>,
+        ready: &mut VecDeque<Ready>,
+    ) -> Result<()> {
+        let mut batch = Vec::with_capacity(n);
+        while batch.len() < n && self.open() {
+            match self.entries.next() {
+                None => self.done = true,
+                Some(Err(err)) => self.error = Some(err),
+                Some(Ok(entry)) => {
+                    batch.push((self.read, entry, Instant::now()));
+                    self.read += 1;
+                }
+            }
+        }
+        // `None`: the line is not a puzzle.
+        let prepared: Vec<Result<Option<Prepared>>> = batch
+            .par_iter()
+            .map(|(_, entry, _)| entry.grid.as_ref().map_or(Ok(None), |puzzle| prepare(puzzle, settings).map(Some)))
+            .collect();
+        for ((sequence, entry, started), prepared) in batch.into_iter().zip(prepared) {
+            match prepared? {
+                None => {
+                    let reason = entry.grid.clone().expect_err("unparsed entries have no puzzle");
+                    pending.insert(sequence, (entry, Outcome::invalid(reason)));
+                }
+                Some(Prepared::Decided(status)) => {
+                    pending.insert(sequence, (entry, Outcome::decided(status, started)));
+                }
+                Some(Prepared::Anneal(model)) => ready.push_back(Ready { sequence, entry, model, started }),
+            }
+        }
+        Ok(())
     }
 }
 
