@@ -14,11 +14,14 @@
 //!               |  colour 0 spins  |  colour 1 spins  | ... | colour n-1 |
 //! ```
 //!
-//! Couplings are stored twice (i→j and j→i) in CSR form. The kernels use
+//! Couplings are stored twice (i→j and j→i) in CSR form, built on first
+//! use (export, checks): the solver never needs them. The kernels use
 //! the equivalent constraint form instead: with `t_k` the ones in constraint
 //! k (fixed and free), `E = Σ_k (1 − t_k)²` and the local field is
 //! `h_i + Σ_j J_ij x_j = Σ_{k∋i} (2(t_k − x_i) − 1)`, so an attempt reads 4
 //! totals and a flip writes 4 (9×9), where the neighbour lists need 28 writes.
+
+use std::sync::OnceLock;
 
 use crate::error::PuzzleError;
 use crate::grid::{symbol, Geometry, Grid};
@@ -42,11 +45,10 @@ pub struct Model {
     pub class_start: Vec<u32>,
     /// Linear coefficient h_i of each free spin.
     pub field: Vec<i32>,
-    /// Neighbours of spin `i` are `neighbours[neighbour_start[i]..neighbour_start[i + 1]]`.
-    pub neighbour_start: Vec<u32>,
-    pub neighbours: Vec<u32>,
-    /// J_ij, parallel to `neighbours`.
-    pub couplings: Vec<i32>,
+    /// J_ij, built by [`Model::neighbours_of`] when first asked for.
+    couplings: OnceLock<Couplings>,
+    /// The largest |local field| any state can produce.
+    max_abs_field: i32,
     /// Energy of the all-zero free state; 0 on a solution.
     pub offset: i32,
     /// Fixed ones in each constraint (`a_k`): the constraint totals of the all-zero state.
@@ -78,11 +80,6 @@ impl Model {
             class_start[k + 1] += class_start[k];
         }
 
-        let mut free_index = vec![u32::MAX; geometry.shape.spins()];
-        for (i, s) in spins.iter().enumerate() {
-            free_index[canonical(s)] = i as u32;
-        }
-
         let mut fixed_ones = vec![0i32; geometry.constraints];
         let mut free_members = vec![0u32; geometry.constraints];
         for cell in (0..cells).filter(|&c| fixed.cells[c] != 0) {
@@ -101,19 +98,114 @@ impl Model {
             return Err(PuzzleError::NoSolution(format!("digit {} has no place in {place}", symbol(digit + 1))));
         }
         let offset = fixed_ones.iter().map(|&a| (1 - a) * (1 - a)).sum();
-        let field = spins
+        let field: Vec<i32> = spins
             .iter()
             .map(|s| geometry.constraints_of(s.cell as usize, s.digit as usize).map(|k| 2 * fixed_ones[k] - 1).sum())
             .collect();
 
-        let mut neighbour_start = Vec::with_capacity(spins.len() + 1);
+        // |h_i| + Σ_j J_ij, where J_ij sums 2 per constraint shared with a free j.
+        let max_abs_field = spins
+            .iter()
+            .zip(&field)
+            .map(|(s, h)| {
+                let partners: u32 =
+                    geometry.constraints_of(s.cell as usize, s.digit as usize).map(|k| free_members[k] - 1).sum();
+                h.abs() + 2 * partners as i32
+            })
+            .max()
+            .unwrap_or(0);
+
+        let fixed_ones = fixed_ones.iter().map(|&a| a as u8).collect();
+        Ok(Model { fixed, spins, class_start, field, couplings: OnceLock::new(), max_abs_field, offset, fixed_ones })
+    }
+
+    pub fn geometry(&self) -> &'static Geometry {
+        self.fixed.geometry()
+    }
+
+    pub fn len(&self) -> usize {
+        self.spins.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spins.is_empty()
+    }
+
+    /// Neighbours of spin `i` with their couplings (the coupling lists are built on the first call).
+    pub fn neighbours_of(&self, i: usize) -> impl Iterator<Item = (usize, i32)> + '_ {
+        let couplings = self.couplings.get_or_init(|| Couplings::build(self));
+        let range = couplings.start[i] as usize..couplings.start[i + 1] as usize;
+        couplings.neighbours[range.clone()].iter().map(|&j| j as usize).zip(couplings.values[range].iter().copied())
+    }
+
+    /// `h_i + Σ_j J_ij x_j`: the energy change of setting spin `i` from 0 to 1.
+    pub fn local_field(&self, x: &[u8], i: usize) -> i32 {
+        self.field[i] + self.neighbours_of(i).map(|(j, coupling)| coupling * x[j] as i32).sum::<i32>()
+    }
+
+    /// ΔE of flipping spin `i` of state `x`.
+    pub fn flip_delta(&self, x: &[u8], i: usize) -> i32 {
+        (1 - 2 * x[i] as i32) * self.local_field(x, i)
+    }
+
+    /// Energy of a free-spin state (`x[i]` ∈ {0, 1}).
+    pub fn energy(&self, x: &[u8]) -> i32 {
+        let (mut linear, mut pairs) = (0, 0);
+        for i in (0..self.len()).filter(|&i| x[i] == 1) {
+            linear += self.field[i];
+            pairs += self.neighbours_of(i).map(|(j, coupling)| coupling * x[j] as i32).sum::<i32>();
+        }
+        self.offset + linear + pairs / 2
+    }
+
+    /// The largest |local field| any state can produce, max_i |h_i| + Σ_j |J_ij|; ΔE lies within ±this.
+    pub fn max_abs_field(&self) -> i32 {
+        self.max_abs_field
+    }
+
+    /// The full assignment of all n³ spins (index `n·cell + digit`) of a free-spin state.
+    pub fn full_assignment(&self, x: &[u8]) -> Vec<u8> {
+        let shape = self.fixed.shape;
+        let mut full = vec![0u8; shape.spins()];
+        for (cell, &value) in self.fixed.cells.iter().enumerate().filter(|(_, &v)| v != 0) {
+            full[shape.n * cell + value as usize - 1] = 1;
+        }
+        for (i, s) in self.spins.iter().enumerate() {
+            full[shape.n * s.cell as usize + s.digit as usize] = x[i];
+        }
+        full
+    }
+
+    /// The free-spin state that encodes a complete grid agreeing with the fixed cells.
+    pub fn encode(&self, grid: &Grid) -> Vec<u8> {
+        self.spins.iter().map(|s| u8::from(grid.cells[s.cell as usize] as u16 == s.digit + 1)).collect()
+    }
+}
+
+/// J_ij in CSR form: the neighbours of spin `i` are `neighbours[start[i]..start[i + 1]]`.
+#[derive(Debug, Clone)]
+struct Couplings {
+    start: Vec<u32>,
+    neighbours: Vec<u32>,
+    values: Vec<i32>,
+}
+
+impl Couplings {
+    fn build(model: &Model) -> Couplings {
+        let geometry = model.geometry();
+        let n = geometry.n;
+        let mut free_index = vec![u32::MAX; geometry.shape.spins()];
+        for (i, s) in model.spins.iter().enumerate() {
+            free_index[n * s.cell as usize + s.digit as usize] = i as u32;
+        }
+        let mut start = Vec::with_capacity(model.len() + 1);
         let mut neighbours = Vec::new();
-        let mut couplings = Vec::new();
-        neighbour_start.push(0);
+        let mut values = Vec::new();
+        start.push(0);
         // J_ij accumulated 2 per shared constraint; `touched` lists the j with J_ij > 0.
-        let mut coupling_to = vec![0i32; spins.len()];
+        let mut coupling_to = vec![0i32; model.len()];
         let mut touched: Vec<u32> = Vec::new();
-        for s in &spins {
+        for s in &model.spins {
             let (cell, digit) = (s.cell as usize, s.digit as usize);
             let mut couple = |other: usize| {
                 let j = free_index[other];
@@ -140,76 +232,10 @@ impl Model {
             touched.sort_unstable();
             for j in touched.drain(..) {
                 neighbours.push(j);
-                couplings.push(std::mem::take(&mut coupling_to[j as usize]));
+                values.push(std::mem::take(&mut coupling_to[j as usize]));
             }
-            neighbour_start.push(neighbours.len() as u32);
+            start.push(neighbours.len() as u32);
         }
-
-        let fixed_ones = fixed_ones.iter().map(|&a| a as u8).collect();
-        Ok(Model { fixed, spins, class_start, field, neighbour_start, neighbours, couplings, offset, fixed_ones })
-    }
-
-    pub fn geometry(&self) -> &'static Geometry {
-        self.fixed.geometry()
-    }
-
-    pub fn len(&self) -> usize {
-        self.spins.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.spins.is_empty()
-    }
-
-    /// Neighbours of spin `i` with their couplings.
-    pub fn neighbours_of(&self, i: usize) -> impl Iterator<Item = (usize, i32)> + '_ {
-        let range = self.neighbour_start[i] as usize..self.neighbour_start[i + 1] as usize;
-        self.neighbours[range.clone()].iter().map(|&j| j as usize).zip(self.couplings[range].iter().copied())
-    }
-
-    /// `h_i + Σ_j J_ij x_j`: the energy change of setting spin `i` from 0 to 1.
-    pub fn local_field(&self, x: &[u8], i: usize) -> i32 {
-        self.field[i] + self.neighbours_of(i).map(|(j, coupling)| coupling * x[j] as i32).sum::<i32>()
-    }
-
-    /// ΔE of flipping spin `i` of state `x`.
-    pub fn flip_delta(&self, x: &[u8], i: usize) -> i32 {
-        (1 - 2 * x[i] as i32) * self.local_field(x, i)
-    }
-
-    /// Energy of a free-spin state (`x[i]` ∈ {0, 1}).
-    pub fn energy(&self, x: &[u8]) -> i32 {
-        let (mut linear, mut pairs) = (0, 0);
-        for i in (0..self.len()).filter(|&i| x[i] == 1) {
-            linear += self.field[i];
-            pairs += self.neighbours_of(i).map(|(j, coupling)| coupling * x[j] as i32).sum::<i32>();
-        }
-        self.offset + linear + pairs / 2
-    }
-
-    /// The largest |local field| any state can produce; ΔE lies within ±this.
-    pub fn max_abs_field(&self) -> i32 {
-        (0..self.len())
-            .map(|i| self.field[i].abs() + self.neighbours_of(i).map(|(_, c)| c.abs()).sum::<i32>())
-            .max()
-            .unwrap_or(0)
-    }
-
-    /// The full assignment of all n³ spins (index `n·cell + digit`) of a free-spin state.
-    pub fn full_assignment(&self, x: &[u8]) -> Vec<u8> {
-        let shape = self.fixed.shape;
-        let mut full = vec![0u8; shape.spins()];
-        for (cell, &value) in self.fixed.cells.iter().enumerate().filter(|(_, &v)| v != 0) {
-            full[shape.n * cell + value as usize - 1] = 1;
-        }
-        for (i, s) in self.spins.iter().enumerate() {
-            full[shape.n * s.cell as usize + s.digit as usize] = x[i];
-        }
-        full
-    }
-
-    /// The free-spin state that encodes a complete grid agreeing with the fixed cells.
-    pub fn encode(&self, grid: &Grid) -> Vec<u8> {
-        self.spins.iter().map(|s| u8::from(grid.cells[s.cell as usize] as u16 == s.digit + 1)).collect()
+        Couplings { start, neighbours, values }
     }
 }

@@ -108,6 +108,25 @@ fn flip_delta_equals_the_energy_difference() {
     }
 }
 
+/// The bound the threshold tables are sized by, computed from constraint
+/// counts at build time, equals its definition over the coupling lists.
+#[test]
+fn max_abs_field_is_the_largest_field_plus_couplings_for_every_shape() {
+    let mut puzzles: Vec<Grid> = famous_hard();
+    let shapes = all_shapes().into_iter().filter(|s| s.n <= 16);
+    puzzles.extend(shapes.enumerate().map(|(seed, shape)| generated_puzzle(shape, 3, seed as u64).0));
+    for puzzle in puzzles {
+        for mode in MODES {
+            let m = model(&puzzle, mode);
+            let bound = (0..m.len())
+                .map(|i| m.field[i].abs() + m.neighbours_of(i).map(|(_, c)| c.abs()).sum::<i32>())
+                .max()
+                .unwrap_or(0);
+            assert_eq!(m.max_abs_field(), bound, "{puzzle:?} {mode:?}");
+        }
+    }
+}
+
 #[test]
 fn colouring_is_proper_and_partitions_the_spins_for_every_shape() {
     for shape in all_shapes() {
