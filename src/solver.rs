@@ -346,9 +346,9 @@ impl<I: Iterator<Item = Result<Entry>>> Intake<I> {
         !self.done && self.error.is_none()
     }
 
-    /// Reads up to `n` entries and prepares them in parallel (reducing and
-    /// building cost ~0.2 ms a puzzle, BENCHMARKS.md): the decided ones go
-    /// to `pending`, the others to the back of `ready`.
+    /// Reads up to `n` entries (serial) and reduces and builds them (in
+    /// parallel: a puzzle's model needs nothing of another's): the decided
+    /// ones go to `pending`, the others to the back of `ready`.
     fn read(
         &mut self,
         n: usize,
