@@ -81,7 +81,7 @@ struct SettingsArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Replicas per ladder, one per temperature.
-    #[arg(long, default_value_t = Settings::default().replicas)]
+    #[arg(long, default_value_t = Settings::default().replicas, conflicts_with = "temperatures")]
     replicas: usize,
     /// Independent ladders per puzzle [default: 1 on the cpu backend, 64 on the gpu backend].
     #[arg(long)]
@@ -95,6 +95,9 @@ struct SettingsArgs {
     /// Highest temperature of the geometric ladder [default: 1.2; 0.9 with --variant latin].
     #[arg(long)]
     t_max: Option<f64>,
+    /// An explicit ladder instead of the geometric one: increasing temperatures, one per replica.
+    #[arg(long, value_delimiter = ',', value_name = "T,T,...", conflicts_with_all = ["t_min", "t_max"])]
+    temperatures: Option<Vec<f64>>,
     /// Sweeps between replica-exchange rounds [default: 10 on the cpu backend, 20 on the gpu backend].
     #[arg(long)]
     exchange_every: Option<u32>,
@@ -208,11 +211,13 @@ impl SettingsArgs {
             bail!("--timeout must be a number of seconds >= 0");
         }
         let settings = Settings {
-            replicas: self.replicas,
+            replicas: self.temperatures.as_ref().map_or(self.replicas, Vec::len),
             ladders: self.ladders.unwrap_or(if on_gpu { GPU_LADDERS } else { defaults.ladders }),
             batch: self.batch.unwrap_or(if on_gpu { GPU_BATCH } else { defaults.batch }),
-            t_min: self.t_min.unwrap_or(t_min),
-            t_max: self.t_max.unwrap_or(t_max),
+            // An explicit ladder's ends, so that reports show them.
+            t_min: self.temperatures.as_ref().and_then(|l| l.first().copied()).or(self.t_min).unwrap_or(t_min),
+            t_max: self.temperatures.as_ref().and_then(|l| l.last().copied()).or(self.t_max).unwrap_or(t_max),
+            temperatures: self.temperatures.clone(),
             exchange_every: self.exchange_every.unwrap_or(if on_gpu {
                 GPU_EXCHANGE_EVERY
             } else {

@@ -27,6 +27,9 @@ pub struct Settings {
     pub batch: usize,
     pub t_min: f64,
     pub t_max: f64,
+    /// An explicit ladder, increasing, one temperature per replica of a
+    /// ladder; replaces the geometric one from `t_min` to `t_max`.
+    pub temperatures: Option<Vec<f64>>,
     /// Sweeps between two exchange rounds (and zero-energy checks).
     pub exchange_every: u32,
     pub max_sweeps: u32,
@@ -64,6 +67,7 @@ impl Default for Settings {
             batch: 1,
             t_min,
             t_max,
+            temperatures: None,
             exchange_every: 10,
             max_sweeps: 1_000_000,
             timeout: Some(Duration::from_secs(60)),
@@ -84,13 +88,37 @@ impl Settings {
         if in_flight.is_none_or(|total| total > u32::MAX as usize / 1024) {
             return fail("--replicas × --ladders × --batch is too large");
         }
-        if !(self.t_min > 0.0 && self.t_min.is_finite() && self.t_max.is_finite() && self.t_min <= self.t_max) {
-            return fail("temperatures must satisfy 0 < --t-min <= --t-max");
+        match &self.temperatures {
+            Some(ladder) => {
+                let increasing = ladder.windows(2).all(|pair| pair[0] < pair[1]);
+                if !(increasing && ladder.iter().all(|t| *t > 0.0 && t.is_finite())) {
+                    return fail("--temperatures must be positive and increasing");
+                }
+                if ladder.len() != self.replicas {
+                    return fail("--temperatures must list one temperature per replica of a ladder");
+                }
+            }
+            None if !(self.t_min > 0.0
+                && self.t_min.is_finite()
+                && self.t_max.is_finite()
+                && self.t_min <= self.t_max) =>
+            {
+                return fail("temperatures must satisfy 0 < --t-min <= --t-max");
+            }
+            None => {}
         }
         if self.exchange_every < 1 {
             return fail("--exchange-every must be at least 1");
         }
         Ok(())
+    }
+
+    /// The temperature ladder: the explicit one, else geometric from `t_min` to `t_max`.
+    pub fn ladder(&self) -> Ladder {
+        match &self.temperatures {
+            Some(temperatures) => Ladder { temperatures: temperatures.clone() },
+            None => Ladder::geometric(self.replicas, self.t_min, self.t_max),
+        }
     }
 
     /// These settings with at most `max_replicas` replicas in flight: the
@@ -200,7 +228,7 @@ pub fn solve_stream(
     stop: impl Fn() -> bool,
 ) -> Result<()> {
     let per_slot = settings.ladders * settings.replicas;
-    let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
+    let ladder = settings.ladder();
     let mut intake = Intake { entries: entries.fuse(), read: 0, done: false, error: None };
     let mut slots: Vec<Option<Active>> = (0..settings.batch).map(|_| None).collect();
     // The board shape the batch holds (one at a time).

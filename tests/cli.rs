@@ -151,6 +151,30 @@ fn missing_file_and_bad_settings_exit_2() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `--temperatures` replaces the geometric ladder: listing the geometric
+/// ladder itself changes nothing, another ladder changes the run, and a
+/// list that is not increasing, or clashes with --replicas, is refused.
+#[test]
+fn an_explicit_ladder_replaces_the_geometric_one() {
+    let sweeps = |flags: &[&str]| {
+        let args = [&["solve", "--backend", "cpu", "--format", "jsonl", "--seed", "1"], flags, &[INKALA]].concat();
+        let out = run(&args, "");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(solves(&grid(INKALA), &grid(record["solution"].as_str().unwrap())));
+        record["sweeps"].as_u64().unwrap()
+    };
+    // Ladder::geometric's arithmetic; Display prints the shortest text that parses back exactly.
+    let geometric: Vec<String> = (0..16).map(|k| (0.4 * (1.2f64 / 0.4).powf(k as f64 / 15.0)).to_string()).collect();
+    assert_eq!(sweeps(&["--temperatures", &geometric.join(",")]), sweeps(&[]));
+    let other = "0.400,0.457,0.505,0.548,0.589,0.629,0.669,0.710,0.753,0.800,0.851,0.908,0.972,1.040,1.116,1.200";
+    assert_ne!(sweeps(&["--temperatures", other]), sweeps(&[]));
+    for flags in [&["--temperatures", "0.5,0.4"][..], &["--temperatures", "0.4,0.5", "--replicas", "2"]] {
+        let out = run(&[&["solve", "--backend", "cpu"], flags, &[INKALA]].concat(), "");
+        assert_eq!(out.status.code(), Some(2), "{flags:?}");
+    }
+}
+
 /// The solution's spins in the exported variable order, 0/1.
 fn solution_spins(variables: &[(u64, u64)]) -> Vec<i64> {
     let solution = exact_solve(&grid(INKALA)).unwrap();
