@@ -7,7 +7,7 @@
 //! annealer's. A contradiction found on the way proves there is no solution.
 
 use crate::error::PuzzleError;
-use crate::grid::{symbol, Grid};
+use crate::grid::{symbol, Geometry, Grid};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -91,8 +91,7 @@ fn no_candidate(grid: &Grid, cell: usize) -> PuzzleError {
     PuzzleError::NoSolution(format!("{} has no candidate", grid.geometry().cell_name(cell)))
 }
 
-fn place(candidates: &mut Candidates, cell: usize, digit: usize) -> Result<(), PuzzleError> {
-    let geometry = candidates.fixed.geometry();
+fn place(candidates: &mut Candidates, geometry: &Geometry, cell: usize, digit: usize) -> Result<(), PuzzleError> {
     candidates.fixed.cells[cell] = digit as u8 + 1;
     candidates.masks[cell] = 0;
     for &peer in &geometry.peers[cell] {
@@ -120,7 +119,7 @@ fn propagate(candidates: &mut Candidates) -> Result<(), PuzzleError> {
         for cell in 0..geometry.cells {
             let mask = candidates.masks[cell];
             if candidates.fixed.cells[cell] == 0 && mask.count_ones() == 1 {
-                place(candidates, cell, mask.trailing_zeros() as usize)?;
+                place(candidates, geometry, cell, mask.trailing_zeros() as usize)?;
                 changed = true;
             }
         }
@@ -139,7 +138,7 @@ fn propagate(candidates: &mut Candidates) -> Result<(), PuzzleError> {
                         )))
                     }
                     (Some(&cell), None) => {
-                        place(candidates, cell, digit)?;
+                        place(candidates, geometry, cell, digit)?;
                         changed = true;
                     }
                     _ => {}
