@@ -143,6 +143,8 @@ pub struct Outcome {
     pub status: Status,
     /// Sweeps run per replica (0 when reduction alone decided it).
     pub sweeps: u64,
+    /// Time to reduce and build the model plus time from its slot load to
+    /// this outcome; not the time it queued, nor the backend's warm-up.
     pub seconds: f64,
     /// Metropolis attempts over all replicas: sweeps × replicas × free spins.
     pub attempts: u64,
@@ -155,14 +157,14 @@ pub struct Outcome {
 impl Outcome {
     /// The outcome of a puzzle that could not even be parsed.
     pub fn invalid(reason: PuzzleError) -> Outcome {
-        Outcome { seconds: 0.0, ..Outcome::decided(Status::Invalid(reason), Instant::now()) }
+        Outcome::decided(Status::Invalid(reason), Duration::ZERO)
     }
 
-    fn decided(status: Status, started: Instant) -> Outcome {
+    fn decided(status: Status, prepare_time: Duration) -> Outcome {
         Outcome {
             status,
             sweeps: 0,
-            seconds: started.elapsed().as_secs_f64(),
+            seconds: prepare_time.as_secs_f64(),
             attempts: 0,
             swap_attempts: Vec::new(),
             swap_accepted: Vec::new(),
@@ -197,7 +199,7 @@ struct Ready {
     sequence: u64,
     entry: Entry,
     model: Model,
-    started: Instant,
+    prepare_time: Duration,
 }
 
 /// A puzzle annealing in a slot.
@@ -264,11 +266,13 @@ pub fn solve_stream(
                 configured = Some(shape);
                 empty = (0..usable).collect();
             }
-            let (slot, Ready { sequence, entry, model, started }) =
+            let (slot, Ready { sequence, entry, model, prepare_time }) =
                 (empty.pop_front().expect("checked above"), ready.pop_front().expect("checked above"));
             backend.load(slot, &Problem::new(&model, &ladder, settings.seed))?;
             let exchanges =
                 (0..settings.ladders as u32).map(|index| Exchange::new(&ladder, settings.seed, index)).collect();
+            // Its clock counts the preparation it already had.
+            let started = Instant::now().checked_sub(prepare_time).unwrap_or_else(Instant::now);
             slots[slot] = Some(Active { sequence, entry, model, exchanges, sweeps: 0, started });
         }
         while let Some((entry, outcome)) = pending.remove(&emitted) {
@@ -390,26 +394,30 @@ impl<I: Iterator<Item = Result<Entry>>> Intake<I> {
                 None => self.done = true,
                 Some(Err(err)) => self.error = Some(err),
                 Some(Ok(entry)) => {
-                    batch.push((self.read, entry, Instant::now()));
+                    batch.push((self.read, entry));
                     self.read += 1;
                 }
             }
         }
         // `None`: the line is not a puzzle.
-        let prepared: Vec<Result<Option<Prepared>>> = batch
+        let prepared: Vec<(Result<Option<Prepared>>, Duration)> = batch
             .par_iter()
-            .map(|(_, entry, _)| entry.grid.as_ref().map_or(Ok(None), |puzzle| prepare(puzzle, settings).map(Some)))
+            .map(|(_, entry)| {
+                let start = Instant::now();
+                let prepared = entry.grid.as_ref().map_or(Ok(None), |puzzle| prepare(puzzle, settings).map(Some));
+                (prepared, start.elapsed())
+            })
             .collect();
-        for ((sequence, entry, started), prepared) in batch.into_iter().zip(prepared) {
+        for ((sequence, entry), (prepared, prepare_time)) in batch.into_iter().zip(prepared) {
             match prepared? {
                 None => {
                     let reason = entry.grid.clone().expect_err("unparsed entries have no puzzle");
                     pending.insert(sequence, (entry, Outcome::invalid(reason)));
                 }
                 Some(Prepared::Decided(status)) => {
-                    pending.insert(sequence, (entry, Outcome::decided(status, started)));
+                    pending.insert(sequence, (entry, Outcome::decided(status, prepare_time)));
                 }
-                Some(Prepared::Anneal(model)) => ready.push_back(Ready { sequence, entry, model, started }),
+                Some(Prepared::Anneal(model)) => ready.push_back(Ready { sequence, entry, model, prepare_time }),
             }
         }
         Ok(())
