@@ -20,7 +20,9 @@
 
 // Keep in sync with src/backend/gpu/params.rs.
 struct Params {
-    replicas: u32,
+    // This dispatch covers replicas first_replica..end_replica, whole slots.
+    first_replica: u32,
+    end_replica: u32,
     replicas_per_slot: u32,
     // The most sweeps any slot runs in this dispatch.
     sweep_count: u32,
@@ -59,6 +61,9 @@ struct Slot {
 @group(0) @binding(6) var<storage, read_write> totals: array<u32>;
 @group(0) @binding(7) var<storage, read_write> cells: array<u32>;
 @group(0) @binding(8) var<storage, read_write> energies: array<i32>;
+// solutions[slot * CELLS + cell]: a copy of the cells of the slot's first
+// zero-energy replica, written by `gather`.
+@group(0) @binding(9) var<storage, read_write> solutions: array<u32>;
 
 var<workgroup> local_totals: array<u32, GROUP_TOTALS>;
 var<workgroup> local_cells: array<u32, GROUP_CELLS>;
@@ -98,14 +103,14 @@ fn sweep(
 ) {
     let member = local / LANES; // which of the workgroup's replicas
     let lane = local % LANES;
-    let replica = (group.y * groups.x + group.x) * REPLICAS_PER_GROUP + member;
+    let replica = params.first_replica + (group.y * groups.x + group.x) * REPLICAS_PER_GROUP + member;
     // Padding replicas past the end run along (barriers need every
     // invocation) but read and write nothing global.
-    let valid = replica < params.replicas;
+    let valid = replica < params.end_replica;
     let t0 = member * TOTALS;
     let c0 = member * CELLS;
     // Padding replicas borrow the last replica's slot but run no sweeps.
-    let clamped = min(replica, params.replicas - 1u);
+    let clamped = min(replica, params.end_replica - 1u);
     let slot_index = clamped / params.replicas_per_slot;
     let fresh = slots[slot_index].fresh != 0u;
     if valid && fresh {
@@ -197,6 +202,43 @@ fn sweep(
         if lane == 0u {
             let start = select(energies[replica], slots[slot_index].offset, fresh);
             energies[replica] = start + atomicLoad(&local_energy[member]);
+        }
+    }
+}
+
+var<workgroup> first_solved: atomic<u32>;
+
+// After a sweep, one workgroup per slot of the dispatch: copies the cells
+// of the slot's lowest-numbered zero-energy replica (the one the host
+// picks) to `solutions`, so they come back with the energies instead of
+// in a readback of their own, which would wait for whatever the device
+// was given since. Twin: `position(|&e| e == 0)` in src/solver.rs.
+@compute @workgroup_size(GATHER_SIZE)
+fn gather(
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let per_slot = params.replicas_per_slot;
+    let slot = params.first_replica / per_slot + group.y * groups.x + group.x;
+    let valid = slot < params.end_replica / per_slot;
+    if lane == 0u {
+        atomicStore(&first_solved, per_slot);
+    }
+    workgroupBarrier();
+    if valid {
+        for (var r = lane; r < per_slot; r += GATHER_SIZE) {
+            if energies[slot * per_slot + r] == 0 {
+                atomicMin(&first_solved, r);
+            }
+        }
+    }
+    workgroupBarrier();
+    let solved = atomicLoad(&first_solved);
+    if valid && solved < per_slot {
+        let replica = slot * per_slot + solved;
+        for (var c = lane; c < CELLS; c += GATHER_SIZE) {
+            solutions[slot * CELLS + c] = cells[replica * CELLS + c];
         }
     }
 }

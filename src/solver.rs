@@ -3,6 +3,7 @@
 //! puzzle in input order. Backends are interchangeable.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -244,9 +245,19 @@ pub fn solve_stream(
     let mut emitted = 0u64;
     let mut rung_of_replica = vec![0u32; settings.batch * per_slot];
     let mut counts = vec![0u32; settings.batch];
+    // Slot ranges submitted and collected on their own; with two, the
+    // device sweeps one while the host exchanges and refills the other.
+    let mut banks = split(usable, backend.overlaps_host_work());
+    let mut in_flight = vec![false; banks.len()];
+    let mut b = 0;
     loop {
         let stopping = stop();
-        let mut empty: VecDeque<usize> = (0..usable).filter(|&slot| slots[slot].is_none()).collect();
+        let mut bank = banks[b].clone();
+        if in_flight[b] {
+            in_flight[b] = false;
+            collect(bank.clone(), &counts[bank.clone()], &mut slots, settings, backend, &mut pending)?;
+        }
+        let mut empty: VecDeque<usize> = bank.clone().filter(|&slot| slots[slot].is_none()).collect();
         while !stopping && !empty.is_empty() {
             let Some(next) = ready.front() else {
                 if !intake.open() || pending.len() >= MAX_PENDING {
@@ -257,6 +268,7 @@ pub fn solve_stream(
             };
             let shape = next.model.fixed.shape;
             if configured != Some(shape) {
+                // Nothing is in flight once every slot is empty.
                 if slots.iter().any(Option::is_some) {
                     break;
                 }
@@ -264,7 +276,11 @@ pub fn solve_stream(
                 let layout = Layout { shape, slots: usable, replicas_per_slot: per_slot, rungs: settings.replicas };
                 backend.configure(layout)?;
                 configured = Some(shape);
-                empty = (0..usable).collect();
+                banks = split(usable, backend.overlaps_host_work());
+                in_flight = vec![false; banks.len()];
+                b = 0;
+                bank = banks[b].clone();
+                empty = bank.clone().collect();
             }
             let (slot, Ready { sequence, entry, model, prepare_time }) =
                 (empty.pop_front().expect("checked above"), ready.pop_front().expect("checked above"));
@@ -282,83 +298,109 @@ pub fn solve_stream(
         if stopping {
             return Ok(());
         }
-        if slots.iter().all(Option::is_none) {
+        if slots[bank.clone()].iter().any(Option::is_some) {
+            let replicas = bank.start * per_slot..bank.end * per_slot;
+            let (rungs, counts) = (&mut rung_of_replica[replicas], &mut counts[bank.clone()]);
+            rungs.par_chunks_mut(per_slot).zip(&mut *counts).zip(&slots[bank.clone()]).for_each(
+                |((rungs, count), active)| {
+                    *count = active.as_ref().map_or(0, |a| settings.exchange_every.min(settings.max_sweeps - a.sweeps));
+                    if let Some(active) = active {
+                        for (rungs, exchange) in rungs.chunks_mut(settings.replicas).zip(&active.exchanges) {
+                            rungs.copy_from_slice(&exchange.rung_of_replica);
+                        }
+                    }
+                },
+            );
+            backend.submit(bank.clone(), rungs, counts)?;
+            in_flight[b] = true;
+        } else if slots.iter().all(Option::is_none) && ready.is_empty() && !intake.open() {
             // Nothing anneals, so nothing holds back the pending results: all were emitted.
-            if ready.is_empty() && !intake.open() {
-                return intake.error.map_or(Ok(()), Err);
-            }
-            continue;
+            return intake.error.map_or(Ok(()), Err);
         }
-
-        rung_of_replica.par_chunks_mut(per_slot).zip(&mut counts).zip(&slots).for_each(|((rungs, count), active)| {
-            *count = active.as_ref().map_or(0, |a| settings.exchange_every.min(settings.max_sweeps - a.sweeps));
-            if let Some(active) = active {
-                for (rungs, exchange) in rungs.chunks_mut(settings.replicas).zip(&active.exchanges) {
-                    rungs.copy_from_slice(&exchange.rung_of_replica);
-                }
-            }
-        });
-        let energies = backend.sweep(&rung_of_replica, &counts)?;
-        // Exchanging 4,096 ladders (the GPU defaults) takes most of a
-        // millisecond on one core; slots are independent, so in parallel.
-        let verdicts: Vec<Verdict> = slots
-            .par_iter_mut()
-            .zip(energies.par_chunks(per_slot))
-            .zip(&counts)
-            .map(|((entry, energies), &count)| {
-                let Some(active) = entry else { return Verdict::Idle };
-                active.sweeps += count;
-                if let Some(replica) = energies.iter().position(|&e| e == 0) {
-                    return Verdict::Solved(replica);
-                }
-                for (energies, exchange) in energies.chunks(settings.replicas).zip(&mut active.exchanges) {
-                    exchange.exchange(energies);
-                }
-                let out_of_time = settings.timeout.is_some_and(|limit| active.started.elapsed() >= limit);
-                if active.sweeps >= settings.max_sweeps || out_of_time {
-                    Verdict::Unsolved
-                } else {
-                    Verdict::Continue
-                }
-            })
-            .collect();
-        // One readback for every slot solved this round.
-        let solved: Vec<usize> = verdicts
-            .iter()
-            .enumerate()
-            .filter_map(|(slot, verdict)| match verdict {
-                Verdict::Solved(replica) => Some(slot * per_slot + replica),
-                _ => None,
-            })
-            .collect();
-        let mut solutions = backend.spins(&solved)?.into_iter();
-        for (slot, verdict) in verdicts.into_iter().enumerate() {
-            let status = match verdict {
-                Verdict::Idle | Verdict::Continue => continue,
-                Verdict::Unsolved => Status::Unsolved,
-                Verdict::Solved(_) => {
-                    let active = slots[slot].as_ref().expect("a solved slot is active");
-                    let spins = solutions.next().expect("one solution per solved slot");
-                    let grid = decode(&active.model, &spins).ok_or_else(|| {
-                        Error::Internal(format!("{} backend: a zero-energy replica does not decode", backend.name()))
-                    })?;
-                    checked(active.entry.grid.as_ref().expect("annealed puzzles parsed"), &grid)?;
-                    Status::Solved(grid)
-                }
-            };
-            let active = slots[slot].take().expect("matched above");
-            backend.unload(slot)?;
-            let outcome = Outcome {
-                status,
-                sweeps: active.sweeps as u64,
-                seconds: active.started.elapsed().as_secs_f64(),
-                attempts: active.sweeps as u64 * per_slot as u64 * active.model.len() as u64,
-                swap_attempts: per_pair(&active.exchanges, |e| &e.attempts),
-                swap_accepted: per_pair(&active.exchanges, |e| &e.accepted),
-            };
-            pending.insert(active.sequence, (active.entry, outcome));
-        }
+        b = (b + 1) % banks.len();
     }
+}
+
+/// The slot ranges of a batch of `slots`: two halves when the backend
+/// sweeps while the host works (and there are two slots), else one.
+fn split(slots: usize, overlap: bool) -> Vec<Range<usize>> {
+    let first = if overlap && slots >= 2 { slots.div_ceil(2) } else { slots };
+    [0..first, first..slots].into_iter().filter(|bank| !bank.is_empty()).collect()
+}
+
+/// Collects a round of the slots in `bank`, which ran `counts` sweeps:
+/// exchanges every ladder, and moves each solved puzzle (decoded and
+/// verified) or one out of budget to `pending`, emptying its slot.
+fn collect(
+    bank: Range<usize>,
+    counts: &[u32],
+    slots: &mut [Option<Active>],
+    settings: &Settings,
+    backend: &mut dyn Backend,
+    pending: &mut BTreeMap<u64, (Entry, Outcome)>,
+) -> Result<()> {
+    let per_slot = settings.ladders * settings.replicas;
+    let energies = backend.energies(bank.clone())?;
+    // Exchanging 4,096 ladders (the GPU defaults) takes most of a
+    // millisecond on one core; slots are independent, so in parallel.
+    let verdicts: Vec<Verdict> = slots[bank.clone()]
+        .par_iter_mut()
+        .zip(energies.par_chunks(per_slot))
+        .zip(counts)
+        .map(|((entry, energies), &count)| {
+            let Some(active) = entry else { return Verdict::Idle };
+            active.sweeps += count;
+            if let Some(replica) = energies.iter().position(|&e| e == 0) {
+                return Verdict::Solved(replica);
+            }
+            for (energies, exchange) in energies.chunks(settings.replicas).zip(&mut active.exchanges) {
+                exchange.exchange(energies);
+            }
+            let out_of_time = settings.timeout.is_some_and(|limit| active.started.elapsed() >= limit);
+            if active.sweeps >= settings.max_sweeps || out_of_time {
+                Verdict::Unsolved
+            } else {
+                Verdict::Continue
+            }
+        })
+        .collect();
+    // One readback for every slot solved this round.
+    let solved: Vec<usize> = verdicts
+        .iter()
+        .zip(bank.clone())
+        .filter_map(|(verdict, slot)| match verdict {
+            Verdict::Solved(replica) => Some(slot * per_slot + replica),
+            _ => None,
+        })
+        .collect();
+    let mut solutions = backend.spins(&solved)?.into_iter();
+    for (verdict, slot) in verdicts.into_iter().zip(bank) {
+        let status = match verdict {
+            Verdict::Idle | Verdict::Continue => continue,
+            Verdict::Unsolved => Status::Unsolved,
+            Verdict::Solved(_) => {
+                let active = slots[slot].as_ref().expect("a solved slot is active");
+                let spins = solutions.next().expect("one solution per solved slot");
+                let grid = decode(&active.model, &spins).ok_or_else(|| {
+                    Error::Internal(format!("{} backend: a zero-energy replica does not decode", backend.name()))
+                })?;
+                checked(active.entry.grid.as_ref().expect("annealed puzzles parsed"), &grid)?;
+                Status::Solved(grid)
+            }
+        };
+        let active = slots[slot].take().expect("matched above");
+        backend.unload(slot)?;
+        let outcome = Outcome {
+            status,
+            sweeps: active.sweeps as u64,
+            seconds: active.started.elapsed().as_secs_f64(),
+            attempts: active.sweeps as u64 * per_slot as u64 * active.model.len() as u64,
+            swap_attempts: per_pair(&active.exchanges, |e| &e.attempts),
+            swap_accepted: per_pair(&active.exchanges, |e| &e.accepted),
+        };
+        pending.insert(active.sequence, (active.entry, outcome));
+    }
+    Ok(())
 }
 
 /// The input side of [`solve_stream`]: reads entries, and reduces and

@@ -3,6 +3,7 @@
 //! (injected through SUDOKU_ANNEAL_GPU_FAULT); under `auto` a failure
 //! mid-run continues on the CPU without losing or repeating a record.
 
+use std::ops::Range;
 use std::process::Command;
 
 use sudoku_anneal::backend::cpu::CpuBackend;
@@ -15,7 +16,7 @@ use sudoku_anneal::{Error, Outcome, Result, Settings};
 use crate::cpu_vs_gpu::gpu;
 use crate::util::example;
 
-/// A CPU backend whose device "fails" on its `fail_at`-th sweep call.
+/// A CPU backend whose device "fails" on its `fail_at`-th submission.
 struct Flaky {
     inner: CpuBackend,
     sweeps: u32,
@@ -41,12 +42,15 @@ impl Backend for Flaky {
     fn unload(&mut self, slot: usize) -> Result<()> {
         self.inner.unload(slot)
     }
-    fn sweep(&mut self, rung_of_replica: &[u32], counts: &[u32]) -> Result<Vec<i32>> {
+    fn submit(&mut self, slots: Range<usize>, rung_of_replica: &[u32], counts: &[u32]) -> Result<()> {
         self.sweeps += 1;
         if self.sweeps == self.fail_at {
             return Err(Error::Gpu("injected: the device was lost".into()));
         }
-        self.inner.sweep(rung_of_replica, counts)
+        self.inner.submit(slots, rung_of_replica, counts)
+    }
+    fn energies(&mut self, slots: Range<usize>) -> Result<Vec<i32>> {
+        self.inner.energies(slots)
     }
     fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
         self.inner.spins(replicas)

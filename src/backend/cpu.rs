@@ -10,6 +10,8 @@
 //! Replicas run in parallel on every core (rayon); their random streams
 //! depend only on (seed, replica, sweep, spin), so the split changes nothing.
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use super::{Backend, Layout, Problem};
@@ -190,9 +192,11 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    fn sweep(&mut self, rung_of_replica: &[u32], counts: &[u32]) -> Result<Vec<i32>> {
-        let (slots, per_slot) = (&self.slots, self.replicas_per_slot);
-        self.replicas.par_iter_mut().zip(rung_of_replica).enumerate().for_each(|(index, (replica, &rung))| {
+    fn submit(&mut self, slots: Range<usize>, rung_of_replica: &[u32], counts: &[u32]) -> Result<()> {
+        let per_slot = self.replicas_per_slot;
+        let replicas = &mut self.replicas[slots.start * per_slot..slots.end * per_slot];
+        let slots = &mut self.slots[slots];
+        replicas.par_iter_mut().zip(rung_of_replica).enumerate().for_each(|(index, (replica, &rung))| {
             let Some(slot) = &slots[index / per_slot] else { return };
             let table = &slot.thresholds[rung as usize * slot.table_len..(rung as usize + 1) * slot.table_len];
             let first = slot.sweeps_done;
@@ -200,12 +204,17 @@ impl Backend for CpuBackend {
                 sweep(&slot.model, replica, table, s);
             }
         });
-        for (slot, &count) in self.slots.iter_mut().zip(counts) {
+        for (slot, &count) in slots.iter_mut().zip(counts) {
             if let Some(slot) = slot {
                 slot.sweeps_done += count;
             }
         }
-        Ok(self.replicas.iter().map(|r| r.energy).collect())
+        Ok(())
+    }
+
+    fn energies(&mut self, slots: Range<usize>) -> Result<Vec<i32>> {
+        let per_slot = self.replicas_per_slot;
+        Ok(self.replicas[slots.start * per_slot..slots.end * per_slot].iter().map(|r| r.energy).collect())
     }
 
     fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {

@@ -17,6 +17,8 @@
 pub mod cpu;
 pub mod gpu;
 
+use std::ops::Range;
+
 use crate::error::Result;
 use crate::grid::Shape;
 use crate::model::Model;
@@ -82,10 +84,28 @@ pub trait Backend {
     /// Empties a slot.
     fn unload(&mut self, slot: usize) -> Result<()>;
 
-    /// Runs `counts[slot]` sweeps on each slot (0 for none), replica `r` at
-    /// rung `rung_of_replica[r]`, and returns every replica's energy (those
-    /// of slots that ran no sweeps are unspecified).
-    fn sweep(&mut self, rung_of_replica: &[u32], counts: &[u32]) -> Result<Vec<i32>>;
+    /// Starts `counts[i]` sweeps on slot `slots.start + i` (0 for none),
+    /// replica `r` of those slots at rung `rung_of_replica[r]`. A backend
+    /// that [overlaps host work](Backend::overlaps_host_work) returns before
+    /// they finish, so the host can work on other slots meanwhile.
+    fn submit(&mut self, slots: Range<usize>, rung_of_replica: &[u32], counts: &[u32]) -> Result<()>;
+
+    /// Waits for the submission on `slots` and returns the energies of
+    /// their replicas (those of slots that ran no sweeps are unspecified).
+    fn energies(&mut self, slots: Range<usize>) -> Result<Vec<i32>>;
+
+    /// Whether [`submit`](Backend::submit) returns before the sweeps are
+    /// done. Then the solver keeps two groups of slots, so the device
+    /// sweeps one while the host exchanges and refills the other.
+    fn overlaps_host_work(&self) -> bool {
+        false
+    }
+
+    /// Runs `counts[slot]` sweeps on every slot and returns every replica's energy.
+    fn sweep(&mut self, rung_of_replica: &[u32], counts: &[u32]) -> Result<Vec<i32>> {
+        self.submit(0..counts.len(), rung_of_replica, counts)?;
+        self.energies(0..counts.len())
+    }
 
     /// The free-spin states of some replicas (global indices), in one readback.
     fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>>;

@@ -4,12 +4,16 @@
 //! once per run and [`Backend::configure`] allocates a batch's buffers once; each
 //! [`Backend::load`] writes one puzzle into its slot's part of them. Between
 //! exchange rounds only the slots' sweep counters and the replica→rung map
-//! go up and only the energies come back; a replica's spins are read back
-//! only when its energy is 0.
+//! go up, and only the energies come back, with the cells of each slot's
+//! first zero-energy replica (gathered on the GPU, so a solved puzzle costs
+//! no readback of its own). A submission covers a *bank* of slots and
+//! returns at once; the solver keeps two banks, so the device sweeps one
+//! while the host exchanges and refills the other.
 
 pub mod params;
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -114,7 +118,7 @@ pub struct GpuContext {
     device: wgpu::Device,
     queue: wgpu::Queue,
     /// The sweep shader compiled for each board shape met so far.
-    pipelines: HashMap<Shape, (Kernel, wgpu::ComputePipeline)>,
+    pipelines: HashMap<Shape, Pipelines>,
     limits: wgpu::Limits,
 }
 
@@ -156,8 +160,8 @@ impl GpuContext {
         Ok(context)
     }
 
-    /// The kernel constants and pipeline for `shape`, compiled on first use.
-    fn pipeline(&mut self, shape: Shape) -> Result<&(Kernel, wgpu::ComputePipeline)> {
+    /// The kernel constants and pipelines for `shape`, compiled on first use.
+    fn pipeline(&mut self, shape: Shape) -> Result<&Pipelines> {
         if !self.pipelines.contains_key(&shape) {
             let kernel = Kernel::new(shape, self.limits.max_compute_workgroup_storage_size).ok_or_else(|| {
                 Error::Gpu(format!("one replica of a {0}×{0} board exceeds this adapter's workgroup memory", shape.n))
@@ -171,44 +175,196 @@ impl GpuContext {
                 label: Some("sweep.wgsl"),
                 source: wgpu::ShaderSource::Wgsl(source.into()),
             });
-            let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("sweep"),
-                layout: None,
-                module: &module,
-                entry_point: Some("sweep"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
+            let entry_point = |name| {
+                self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(name),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some(name),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            };
+            let (sweep, gather) = (entry_point("sweep"), entry_point("gather"));
             if let Some(err) = pollster::block_on(scope.pop()) {
                 return Err(Error::Gpu(format!("the sweep shader does not build: {err}")));
             }
-            self.pipelines.insert(shape, (kernel, pipeline));
+            self.pipelines.insert(shape, Pipelines { kernel, sweep, gather });
         }
         Ok(&self.pipelines[&shape])
     }
+
+    /// Submits `encoder` plus copies of word ranges `(buffer, start, count)`
+    /// into `readback`, back to back, and asks for `readback` to be mapped.
+    fn submit_with_readback(
+        &self,
+        mut encoder: wgpu::CommandEncoder,
+        copies: &[(&wgpu::Buffer, u64, u64)],
+        readback: &wgpu::Buffer,
+    ) -> Readback {
+        let mut words = 0;
+        for &(source, start, count) in copies {
+            encoder.copy_buffer_to_buffer(source, start * 4, readback, words * 4, count * 4);
+            words += count;
+        }
+        self.queue.submit([encoder.finish()]);
+        let (sender, mapped) = mpsc::channel();
+        readback.slice(..words * 4).map_async(wgpu::MapMode::Read, move |result| drop(sender.send(result)));
+        Readback { mapped, words }
+    }
+
+    /// Waits for a [`submit_with_readback`](Self::submit_with_readback) and returns the words copied.
+    fn wait(&self, readback: &wgpu::Buffer, pending: Readback) -> Result<Vec<u32>> {
+        self.wait_unexplained(readback, pending).map_err(|err| match (err, self.lost_reason()) {
+            (Error::Gpu(what), Some(reason)) => Error::Gpu(format!("the device was lost ({reason}); {what}")),
+            (err, _) => err,
+        })
+    }
+
+    fn lost_reason(&self) -> Option<String> {
+        self.lost.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn wait_unexplained(&self, readback: &wgpu::Buffer, pending: Readback) -> Result<Vec<u32>> {
+        let waiting = |e| Error::Gpu(format!("waiting for the device: {e}"));
+        // Spin before blocking: a blocking wait wakes up tens of µs after a
+        // short round ends, a large share of its latency (BENCHMARKS.md).
+        let spin_until = Instant::now() + SPIN_BEFORE_BLOCKING;
+        let mapped = loop {
+            self.device.poll(wgpu::PollType::Poll).map_err(waiting)?;
+            match pending.mapped.try_recv() {
+                Ok(mapped) => break mapped,
+                Err(mpsc::TryRecvError::Empty) if Instant::now() < spin_until => std::hint::spin_loop(),
+                Err(_) => {
+                    self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(waiting)?;
+                    break pending.mapped.recv().map_err(|_| Error::Gpu("the readback never completed".into()))?;
+                }
+            }
+        };
+        mapped.map_err(|e| Error::Gpu(format!("cannot map the readback buffer: {e}")))?;
+        let slice = readback.slice(..pending.words * 4);
+        let words = {
+            let view =
+                slice.get_mapped_range().map_err(|e| Error::Gpu(format!("cannot read the readback buffer: {e}")))?;
+            bytemuck::cast_slice(&view).to_vec()
+        };
+        readback.unmap();
+        Ok(words)
+    }
+
+    /// Writes `data` at element `offset` of `buffer`.
+    fn write<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, offset: usize, data: &[T]) {
+        self.queue.write_buffer(buffer, (offset * std::mem::size_of::<T>()) as u64, bytemuck::cast_slice(data));
+    }
+}
+
+/// A readback submitted and not yet waited for.
+struct Readback {
+    mapped: mpsc::Receiver<std::result::Result<(), wgpu::BufferAsyncError>>,
+    words: u64,
+}
+
+/// The entry points of `sweep.wgsl` compiled for one board shape.
+#[derive(Clone)]
+struct Pipelines {
+    kernel: Kernel,
+    sweep: wgpu::ComputePipeline,
+    gather: wgpu::ComputePipeline,
+}
+
+/// A range of slots submitted and collected on its own: the solver keeps
+/// two, so the device sweeps one while the host works on the other.
+struct Bank {
+    /// What `params_buffer` holds; it rarely changes between rounds, and each write costs a staging copy.
+    params_on_device: Option<Params>,
+    params_buffer: wgpu::Buffer,
+    sweep_group: wgpu::BindGroup,
+    gather_group: wgpu::BindGroup,
+    /// The bank's energies, then one replica's cells per slot.
+    readback: wgpu::Buffer,
+    /// The submission not yet collected (`None` if it swept nothing), and the slots it swept.
+    in_flight: Option<(Option<Readback>, Range<usize>)>,
 }
 
 /// The buffers of a configured batch.
 struct Batch {
     layout: Layout,
-    kernel: Kernel,
-    pipeline: wgpu::ComputePipeline,
-    params: Params,
-    /// What `params_buffer` holds; it rarely changes between rounds, and each write costs a staging copy.
-    params_on_device: Option<Params>,
+    pipelines: Pipelines,
+    /// Threshold words per slot: rungs × the kernel's table length.
+    threshold_stride: u32,
     slots: Vec<Slot>,
     /// Free spins of each loaded slot, to decode cell words back to spins.
     free_spins: Vec<Vec<Spin>>,
-    params_buffer: wgpu::Buffer,
+    /// Per slot, its first zero-energy replica (global index) and that
+    /// replica's cell words, from the last round collected.
+    gathered: Vec<Option<(usize, Vec<u32>)>>,
+    /// By their slot range (start, end).
+    banks: HashMap<(usize, usize), Bank>,
     slots_buffer: wgpu::Buffer,
     spin_data: wgpu::Buffer,
     thresholds: wgpu::Buffer,
     rungs: wgpu::Buffer,
     initial_totals: wgpu::Buffer,
+    totals: wgpu::Buffer,
     cells: wgpu::Buffer,
     energies: wgpu::Buffer,
+    solutions: wgpu::Buffer,
+    /// For replicas' cells read on request.
     readback: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
+}
+
+impl Batch {
+    /// Makes the bank of `slots` unless it exists.
+    fn make_bank(&mut self, device: &wgpu::Device, slots: Range<usize>) {
+        let per_slot = self.layout.replicas_per_slot;
+        let (kernel, pipelines) = (self.pipelines.kernel, &self.pipelines);
+        let buffers = [
+            &self.slots_buffer,
+            &self.spin_data,
+            &self.thresholds,
+            &self.rungs,
+            &self.initial_totals,
+            &self.totals,
+            &self.cells,
+            &self.energies,
+            &self.solutions,
+        ];
+        self.banks.entry((slots.start, slots.end)).or_insert_with(|| {
+            let params_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("params"),
+                size: std::mem::size_of::<Params>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            // Auto layouts hold only the bindings an entry point uses.
+            let bind_group = |pipeline: &wgpu::ComputePipeline, bindings: &[u32]| {
+                let entries: Vec<wgpu::BindGroupEntry> = std::iter::once(&params_buffer)
+                    .chain(buffers)
+                    .enumerate()
+                    .filter(|(binding, _)| bindings.contains(&(*binding as u32)))
+                    .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                        binding: binding as u32,
+                        resource: buffer.as_entire_binding(),
+                    })
+                    .collect();
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries: &entries,
+                })
+            };
+            let sweep_group = bind_group(&pipelines.sweep, &[0, 1, 2, 3, 4, 5, 6, 7, 8]);
+            let gather_group = bind_group(&pipelines.gather, &[0, 7, 8, 9]);
+            let words = slots.len() * (per_slot + kernel.cells as usize);
+            let readback = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("round readback"),
+                size: (words * 4) as u64,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            Bank { params_on_device: None, params_buffer, sweep_group, gather_group, readback, in_flight: None }
+        });
+    }
 }
 
 pub struct GpuBackend {
@@ -231,72 +387,6 @@ impl GpuBackend {
 
     fn batch_ref(&self) -> Result<&Batch> {
         self.batch.as_ref().ok_or_else(not_configured)
-    }
-
-    /// Submits `encoder` plus copies of word ranges `(start, count)` of
-    /// `source` into the readback buffer, back to back; waits, and returns
-    /// those words.
-    fn submit_and_read(
-        &self,
-        encoder: wgpu::CommandEncoder,
-        source: &wgpu::Buffer,
-        ranges: &[(u64, u64)],
-    ) -> Result<Vec<u32>> {
-        self.copy_and_read(encoder, source, ranges).map_err(|err| match (err, self.lost_reason()) {
-            (Error::Gpu(what), Some(reason)) => Error::Gpu(format!("the device was lost ({reason}); {what}")),
-            (err, _) => err,
-        })
-    }
-
-    fn lost_reason(&self) -> Option<String> {
-        self.context.lost.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    fn copy_and_read(
-        &self,
-        mut encoder: wgpu::CommandEncoder,
-        source: &wgpu::Buffer,
-        ranges: &[(u64, u64)],
-    ) -> Result<Vec<u32>> {
-        let (device, queue) = (&self.context.device, &self.context.queue);
-        let readback = &self.batch_ref()?.readback;
-        let mut words = 0;
-        for &(start, count) in ranges {
-            encoder.copy_buffer_to_buffer(source, start * 4, readback, words * 4, count * 4);
-            words += count;
-        }
-        queue.submit([encoder.finish()]);
-        let slice = readback.slice(..words * 4);
-        let (sender, receiver) = mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |result| drop(sender.send(result)));
-        let waiting = |e| Error::Gpu(format!("waiting for the device: {e}"));
-        // Spin before blocking: a blocking wait wakes up tens of µs after a
-        // short round ends, a large share of its latency (BENCHMARKS.md).
-        let spin_until = Instant::now() + SPIN_BEFORE_BLOCKING;
-        let mapped = loop {
-            device.poll(wgpu::PollType::Poll).map_err(waiting)?;
-            match receiver.try_recv() {
-                Ok(mapped) => break mapped,
-                Err(mpsc::TryRecvError::Empty) if Instant::now() < spin_until => std::hint::spin_loop(),
-                Err(_) => {
-                    device.poll(wgpu::PollType::wait_indefinitely()).map_err(waiting)?;
-                    break receiver.recv().map_err(|_| Error::Gpu("the readback never completed".into()))?;
-                }
-            }
-        };
-        mapped.map_err(|e| Error::Gpu(format!("cannot map the readback buffer: {e}")))?;
-        let words = {
-            let view =
-                slice.get_mapped_range().map_err(|e| Error::Gpu(format!("cannot read the readback buffer: {e}")))?;
-            bytemuck::cast_slice(&view).to_vec()
-        };
-        readback.unmap();
-        Ok(words)
-    }
-
-    /// Writes `data` at word `offset` of `buffer`.
-    fn write<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, offset: usize, data: &[T]) {
-        self.context.queue.write_buffer(buffer, (offset * std::mem::size_of::<T>()) as u64, bytemuck::cast_slice(data));
     }
 }
 
@@ -334,7 +424,8 @@ impl Backend for GpuBackend {
                 "{replicas} replicas in flight exceed this adapter's buffer limit; at most {most}"
             )));
         }
-        let (kernel, pipeline) = self.context.pipeline(layout.shape)?.clone();
+        let pipelines = self.context.pipeline(layout.shape)?.clone();
+        let kernel = pipelines.kernel;
         let (totals_per_replica, cells_per_replica) = (kernel.totals as usize, kernel.cells as usize);
         let device = &self.context.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -348,76 +439,46 @@ impl Backend for GpuBackend {
         };
         let storage = wgpu::BufferUsages::STORAGE;
         let readable = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        let params = Params {
-            replicas: replicas as u32,
-            replicas_per_slot: layout.replicas_per_slot as u32,
-            sweep_count: 0,
-            threshold_stride: layout.rungs as u32 * kernel.table_len,
-        };
-        let params_buffer = buffer("params", 4, wgpu::BufferUsages::UNIFORM);
+        let threshold_stride = layout.rungs as u32 * kernel.table_len;
         let slots_buffer = buffer("slots", layout.slots * std::mem::size_of::<Slot>() / 4, storage);
         let spin_data = buffer("spin data", layout.slots * (kernel.max_spins * kernel.spin_vecs * 4) as usize, storage);
-        let thresholds = buffer("thresholds", layout.slots * params.threshold_stride as usize, storage);
+        let thresholds = buffer("thresholds", layout.slots * threshold_stride as usize, storage);
         let rungs = buffer("rung of replica", replicas, storage);
         let initial_totals = buffer("initial totals", layout.slots * totals_per_replica, storage);
         let totals = buffer("totals", replicas * totals_per_replica, storage);
         let cells = buffer("cells", replicas * cells_per_replica, readable);
         let energies = buffer("energies", replicas, readable);
-        // Every replica's energy, or one replica's cells per slot.
-        let readback_words = replicas.max(layout.slots * cells_per_replica);
-        let readback = buffer("readback", readback_words, wgpu::BufferUsages::MAP_READ);
-        let buffers = [
-            &params_buffer,
-            &slots_buffer,
-            &spin_data,
-            &thresholds,
-            &rungs,
-            &initial_totals,
-            &totals,
-            &cells,
-            &energies,
-        ];
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                binding: binding as u32,
-                resource: buffer.as_entire_binding(),
-            })
-            .collect();
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("sweep"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        });
+        let solutions = buffer("solutions", layout.slots * cells_per_replica, readable);
+        // One replica's cells per slot.
+        let readback = buffer("readback", layout.slots * cells_per_replica, wgpu::BufferUsages::MAP_READ);
         if let Some(err) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("cannot allocate the batch: {err}")));
         }
         self.batch = Some(Batch {
             layout,
-            kernel,
-            pipeline,
-            params,
-            params_on_device: None,
+            pipelines,
+            threshold_stride,
             slots: vec![Slot::default(); layout.slots],
             free_spins: vec![Vec::new(); layout.slots],
-            params_buffer,
+            gathered: vec![None; layout.slots],
+            banks: HashMap::new(),
             slots_buffer,
             spin_data,
             thresholds,
             rungs,
             initial_totals,
+            totals,
             cells,
             energies,
+            solutions,
             readback,
-            bind_group,
         });
         Ok(())
     }
 
     fn load(&mut self, slot: usize, problem: &Problem) -> Result<()> {
         let model = problem.model;
-        let (layout, kernel) = (self.batch()?.layout, self.batch()?.kernel);
+        let (layout, kernel) = (self.batch()?.layout, self.batch()?.pipelines.kernel);
         if model.fixed.shape != layout.shape {
             return Err(Error::Internal(format!("a {:?} puzzle in a {:?} batch", model.fixed.shape, layout.shape)));
         }
@@ -453,13 +514,13 @@ impl Backend for GpuBackend {
         };
         let mut initial_totals: Vec<u32> = model.fixed_ones.iter().map(|&t| t as u32).collect();
         initial_totals.push(0); // the padding total
-        let batch = self.batch.as_ref().expect("checked above");
-        self.write(&batch.spin_data, slot * (kernel.max_spins * kernel.spin_vecs) as usize, &spin_data);
-        self.write(&batch.thresholds, slot * batch.params.threshold_stride as usize, &problem.thresholds);
-        self.write(&batch.initial_totals, slot * kernel.totals as usize, &initial_totals);
-        let batch = self.batch()?;
+        let batch = self.batch.as_mut().expect("checked above");
+        self.context.write(&batch.spin_data, slot * (kernel.max_spins * kernel.spin_vecs) as usize, &spin_data);
+        self.context.write(&batch.thresholds, slot * batch.threshold_stride as usize, &problem.thresholds);
+        self.context.write(&batch.initial_totals, slot * kernel.totals as usize, &initial_totals);
         batch.slots[slot] = info;
         batch.free_spins[slot] = model.spins.clone();
+        batch.gathered[slot] = None;
         Ok(())
     }
 
@@ -467,81 +528,125 @@ impl Backend for GpuBackend {
         let batch = self.batch()?;
         batch.slots[slot] = Slot::default();
         batch.free_spins[slot].clear();
+        batch.gathered[slot] = None;
         Ok(())
     }
 
-    fn sweep(&mut self, rung_of_replica: &[u32], counts: &[u32]) -> Result<Vec<i32>> {
-        let batch = self.batch()?;
+    fn submit(&mut self, slots: Range<usize>, rung_of_replica: &[u32], counts: &[u32]) -> Result<()> {
+        let context = &mut self.context;
+        let batch = self.batch.as_mut().ok_or_else(not_configured)?;
         // Dispatch only up to the last slot with work: idle replicas would
         // still copy their state in and out and wait at every barrier.
-        let busy_slots = counts.iter().rposition(|&c| c > 0).map_or(0, |last| last + 1);
+        let busy = slots.start..slots.start + counts.iter().rposition(|&c| c > 0).map_or(0, |last| last + 1);
         let per_slot = batch.layout.replicas_per_slot;
-        let replicas = busy_slots * per_slot;
-        let mut energies = vec![i32::MAX; batch.layout.replicas()];
-        if busy_slots == 0 {
-            return Ok(energies);
-        }
-        for (slot, &count) in batch.slots.iter_mut().zip(counts) {
+        let replicas = busy.start * per_slot..busy.end * per_slot;
+        for (slot, &count) in batch.slots[busy.clone()].iter_mut().zip(counts) {
             slot.sweep_count = count;
         }
-        batch.params.replicas = replicas as u32;
-        batch.params.sweep_count = counts.iter().copied().max().unwrap_or(0);
-        let params_changed = batch.params_on_device.replace(batch.params) != Some(batch.params);
-        let batch = self.batch.as_ref().expect("checked above");
-        if params_changed {
-            self.write(&batch.params_buffer, 0, &[batch.params]);
-        }
-        self.write(&batch.slots_buffer, 0, &batch.slots[..busy_slots]);
-        self.write(&batch.rungs, 0, &rung_of_replica[..replicas]);
-        if self.context.fault == Some(Fault::LostAfter(self.context.dispatches)) {
-            self.context.device.destroy();
-        }
-        self.context.dispatches += 1;
-        let batch = self.batch.as_ref().expect("checked above");
-        let context = &self.context;
+        batch.gathered[slots.clone()].fill(None);
+        let params = Params {
+            first_replica: replicas.start as u32,
+            end_replica: replicas.end as u32,
+            replicas_per_slot: per_slot as u32,
+            sweep_count: counts.iter().copied().max().unwrap_or(0),
+            threshold_stride: batch.threshold_stride,
+        };
         let scope = context.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        batch.make_bank(&context.device, slots.clone());
+        let (bank, pipelines) = (batch.banks.get_mut(&(slots.start, slots.end)).expect("made"), &batch.pipelines);
+        if bank.in_flight.is_some() {
+            return Err(Error::Internal(format!("slots {slots:?} submitted twice without collecting")));
+        }
         let mut encoder = context.device.create_command_encoder(&Default::default());
-        {
+        if !busy.is_empty() {
+            if bank.params_on_device.replace(params) != Some(params) {
+                context.write(&bank.params_buffer, 0, &[params]);
+            }
+            context.write(&batch.slots_buffer, busy.start, &batch.slots[busy.clone()]);
+            context.write(&batch.rungs, replicas.start, &rung_of_replica[..replicas.len()]);
+            if context.fault == Some(Fault::LostAfter(context.dispatches)) {
+                context.device.destroy();
+            }
+            context.dispatches += 1;
+            let max = context.limits.max_compute_workgroups_per_dimension;
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&batch.pipeline);
-            pass.set_bind_group(0, &batch.bind_group, &[]);
-            let per_group = batch.kernel.replicas_per_group;
-            let (x, y) =
-                workgroup_grid(replicas as u32, per_group, context.limits.max_compute_workgroups_per_dimension);
+            pass.set_pipeline(&pipelines.sweep);
+            pass.set_bind_group(0, &bank.sweep_group, &[]);
+            let (x, y) = workgroup_grid(replicas.len() as u32, pipelines.kernel.replicas_per_group, max);
+            pass.dispatch_workgroups(x, y, 1);
+            pass.set_pipeline(&pipelines.gather);
+            pass.set_bind_group(0, &bank.gather_group, &[]);
+            let (x, y) = workgroup_grid(busy.len() as u32, 1, max);
             pass.dispatch_workgroups(x, y, 1);
         }
-        let words = self.submit_and_read(encoder, &batch.energies, &[(0, replicas as u64)])?;
+        let cells = pipelines.kernel.cells as u64;
+        let copies = [
+            (&batch.energies, replicas.start as u64, replicas.len() as u64),
+            (&batch.solutions, busy.start as u64 * cells, busy.len() as u64 * cells),
+        ];
+        // Nothing swept, nothing to read.
+        let readback = (!busy.is_empty()).then(|| context.submit_with_readback(encoder, &copies, &bank.readback));
         if let Some(err) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("sweep dispatch failed: {err}")));
         }
-        let batch = self.batch()?;
-        for slot in &mut batch.slots[..busy_slots] {
+        bank.in_flight = Some((readback, busy.clone()));
+        for slot in &mut batch.slots[busy] {
             slot.first_sweep += slot.sweep_count;
             slot.fresh = 0;
         }
-        energies[..replicas].copy_from_slice(bytemuck::cast_slice(&words));
+        Ok(())
+    }
+
+    fn energies(&mut self, slots: Range<usize>) -> Result<Vec<i32>> {
+        let batch = self.batch.as_mut().ok_or_else(not_configured)?;
+        let per_slot = batch.layout.replicas_per_slot;
+        let cells = batch.pipelines.kernel.cells as usize;
+        let Some(bank) = batch.banks.get_mut(&(slots.start, slots.end)) else {
+            return Err(Error::Internal(format!("slots {slots:?} collected without a submission")));
+        };
+        let Some((pending, busy)) = bank.in_flight.take() else {
+            return Err(Error::Internal(format!("slots {slots:?} collected without a submission")));
+        };
+        let mut energies = vec![i32::MAX; slots.len() * per_slot];
+        let Some(pending) = pending else { return Ok(energies) };
+        let words = self.context.wait(&bank.readback, pending)?;
+        let (swept, solutions) = words.split_at(busy.len() * per_slot);
+        energies[..swept.len()].copy_from_slice(bytemuck::cast_slice(swept));
+        for ((slot, energies), solution) in busy.zip(energies.chunks(per_slot)).zip(solutions.chunks(cells)) {
+            if let Some(replica) = energies.iter().position(|&e| e == 0) {
+                batch.gathered[slot] = Some((slot * per_slot + replica, solution.to_vec()));
+            }
+        }
         Ok(energies)
+    }
+
+    fn overlaps_host_work(&self) -> bool {
+        true
     }
 
     fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
         let batch = self.batch_ref()?;
         let per_slot = batch.layout.replicas_per_slot;
-        let cells_per_replica = batch.kernel.cells as u64;
+        let cells_per_replica = batch.pipelines.kernel.cells as u64;
         // Not dispatched since its load: still the all-zero state, nothing to read.
         let fresh = |replica: usize| batch.slots[replica / per_slot].fresh != 0;
-        let ranges: Vec<(u64, u64)> = replicas
+        // The solved replica of each slot came back with the energies.
+        let gathered = |replica: usize| {
+            batch.gathered[replica / per_slot].as_ref().filter(|(solved, _)| *solved == replica).map(|(_, cells)| cells)
+        };
+        let copies: Vec<(&wgpu::Buffer, u64, u64)> = replicas
             .iter()
-            .filter(|&&r| !fresh(r))
-            .map(|&r| (r as u64 * cells_per_replica, cells_per_replica))
+            .filter(|&&r| !fresh(r) && gathered(r).is_none())
+            .map(|&r| (&batch.cells, r as u64 * cells_per_replica, cells_per_replica))
             .collect();
-        // One submission per readback-buffer load (one unless more than one replica per slot is asked for).
         let per_readback = (batch.readback.size() / 4 / cells_per_replica) as usize;
-        let mut cells = Vec::with_capacity(ranges.len() * cells_per_replica as usize);
-        for ranges in ranges.chunks(per_readback) {
+        let mut read = Vec::with_capacity(copies.len() * cells_per_replica as usize);
+        for copies in copies.chunks(per_readback) {
             let encoder = self.context.device.create_command_encoder(&Default::default());
-            cells.extend(self.submit_and_read(encoder, &batch.cells, ranges)?);
+            let pending = self.context.submit_with_readback(encoder, copies, &batch.readback);
+            read.extend(self.context.wait(&batch.readback, pending)?);
         }
-        let mut read = cells.chunks(cells_per_replica as usize);
+        let mut read = read.chunks(cells_per_replica as usize);
         Ok(replicas
             .iter()
             .map(|&r| {
@@ -549,7 +654,7 @@ impl Backend for GpuBackend {
                 if fresh(r) {
                     return vec![0; free_spins.len()];
                 }
-                let cells = read.next().expect("one range per replica read");
+                let cells = gathered(r).map_or_else(|| read.next().expect("one range per replica read"), Vec::as_slice);
                 free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect()
             })
             .collect())

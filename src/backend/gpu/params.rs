@@ -7,6 +7,8 @@ use crate::grid::{Shape, MAX_N};
 
 /// Invocations per replica.
 pub const LANES: u32 = 32;
+/// Invocations per slot of the `gather` entry point.
+pub const GATHER_SIZE: u32 = 64;
 /// The most replicas a workgroup holds; fewer when a board's totals do not fit.
 const MAX_REPLICAS_PER_GROUP: u32 = 4;
 
@@ -14,7 +16,9 @@ const MAX_REPLICAS_PER_GROUP: u32 = 4;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct Params {
-    pub replicas: u32,
+    /// This dispatch covers replicas `first_replica..end_replica`, whole slots.
+    pub first_replica: u32,
+    pub end_replica: u32,
     pub replicas_per_slot: u32,
     /// The most sweeps any slot runs in this dispatch.
     pub sweep_count: u32,
@@ -109,6 +113,7 @@ impl Kernel {
             format!("const GROUP_SIZE: u32 = {}u;", LANES * rpg),
             format!("const GROUP_TOTALS: u32 = {}u;", self.totals * rpg),
             format!("const GROUP_CELLS: u32 = {}u;", self.cells * rpg),
+            format!("const GATHER_SIZE: u32 = {GATHER_SIZE}u;"),
             String::new(),
         ]
         .join("\n")
@@ -129,8 +134,8 @@ mod tests {
     #[test]
     fn structs_and_constants_match_the_shader() {
         let shader = include_str!("../../../shaders/sweep.wgsl");
-        assert_eq!(std::mem::size_of::<Params>(), 4 * 4);
-        assert_eq!(fields(shader, "Params").matches(": u32,").count(), 4);
+        assert_eq!(std::mem::size_of::<Params>(), 4 * 5);
+        assert_eq!(fields(shader, "Params").matches(": u32,").count(), 5);
         assert_eq!(std::mem::size_of::<Slot>(), 4 * (7 + CLASS_STARTS));
         let slot = fields(shader, "Slot");
         assert_eq!(slot.matches(": u32,").count(), 6);
