@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # GPU benchmarks on the lent H100 (see ../shared/GPU.md).
 #
-#   here:  scripts/gpu-bench.sh prepare   # release build + bench binary + puzzle subsets -> .device/
+#   here:  scripts/gpu-bench.sh prepare [OLD]   # release build + bench binary + puzzle subsets -> .device/
 #   there: one `run` call of the device tool with carry [".gl", ".device"] and the command
-#          for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash scripts/gpu-bench.sh run
+#          for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash scripts/gpu-bench.sh run|compare
+#
+# With OLD (a commit), `prepare` also builds that commit as
+# .device/sudoku-anneal-old, and `compare` alternates old and new binaries
+# in one call (machine instances differ by up to 1.5×: never compare
+# figures from two calls).
 #
 # `run` writes every log under $OUT: devices, the criterion sweep bench at
 # four replica counts, and the time-to-solution figures of BENCHMARKS.md
@@ -26,20 +31,21 @@ prepare)
     grep -v '^#' ../shared/puzzles/puzzles3_magictour_top1465 | grep . > .device/top1465.txt
     cp examples/hard.txt .device/
     grep -e 'Golden Nugget' -e 'Inkala 2012' examples/hard.txt | sort | cut -c1-81 > .device/warm-inkala.txt
+    if [ -n "${2:-}" ]; then
+        rm -rf /tmp/gpu-bench-old && git worktree add -f --detach /tmp/gpu-bench-old "$2"
+        (cd /tmp/gpu-bench-old && cargo build --release)
+        strip -o .device/sudoku-anneal-old /tmp/gpu-bench-old/target/release/sudoku-anneal
+        git worktree remove --force /tmp/gpu-bench-old
+    fi
     du -sh .device
     ;;
-run)
+run | compare)
     export XDG_RUNTIME_DIR=/tmp/xdg
     mkdir -p -m 700 "$XDG_RUNTIME_DIR"
     out=${OUT:-/tmp/out}
     bin=.device/sudoku-anneal
     nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
     $bin devices | tee -a "$out/gpu.txt"
-    for replicas in 4096 16384 65536 262144; do
-        echo "== $replicas replicas"
-        GPU_BENCH_REPLICAS=$replicas .device/sweep-bench --bench gpu_sweep --warm-up-time 1 --measurement-time 3 2>&1 |
-            grep -E '^gpu_sweep|thrpt:'
-    done | tee "$out/sweep-bench.txt"
     stats() {
         python3 - "$1" "$2" <<'PY'
 import json, statistics, sys
@@ -58,6 +64,24 @@ PY
         tail -1 "$out/$name.err"
         stats "$out/$name.jsonl" "$name [$*]"
     }
+    if [ "$1" = compare ]; then
+        $bin solve --backend gpu .device/hard.txt > /dev/null 2>&1 # the driver's first-use costs
+        for round in 1 2 3; do
+            for bin in .device/sudoku-anneal-old .device/sudoku-anneal; do
+                echo "== $bin, round $round"
+                solve hardest10000 .device/hardest10000.txt
+                solve hardest10000-16x256 .device/hardest10000.txt --ladders 16 --batch 256
+                solve top1465 .device/top1465.txt
+                solve hardest100 .device/hardest100.txt --batch 1
+            done
+        done
+        exit 0
+    fi
+    for replicas in 4096 16384 65536 262144; do
+        echo "== $replicas replicas"
+        GPU_BENCH_REPLICAS=$replicas .device/sweep-bench --bench gpu_sweep --warm-up-time 1 --measurement-time 3 2>&1 |
+            grep -E '^gpu_sweep|thrpt:'
+    done | tee "$out/sweep-bench.txt"
     solve hardest100 .device/hardest100.txt --batch 1
     solve hardest100-tuned .device/hardest100.txt --batch 1 --replicas 24 --ladders 128 --t-min 0.45 --t-max 1.4
     solve hardest10000 .device/hardest10000.txt
@@ -72,7 +96,7 @@ PY
         --json "$out/bench.json" --plot "$out/bench.svg" | tee "$out/bench.md"
     ;;
 *)
-    echo "usage: $0 prepare|run" >&2
+    echo "usage: $0 prepare [OLD_COMMIT] | run | compare" >&2
     exit 2
     ;;
 esac
