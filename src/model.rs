@@ -35,6 +35,13 @@ pub struct Spin {
     pub digit: u16,
 }
 
+impl Spin {
+    /// Its index among all n³ spins of an n×n board: `n·cell + digit`.
+    pub fn canonical(&self, n: usize) -> usize {
+        n * self.cell as usize + self.digit as usize
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Model {
     /// Cells whose digit is known (clues, and cells pinned by propagation); its shape is the model's.
@@ -64,13 +71,12 @@ impl Model {
         let geometry = fixed.geometry();
         let (n, cells) = (geometry.n, geometry.cells);
         let colour = |s: &Spin| geometry.colour_of(s.cell as usize, s.digit as usize);
-        let canonical = |s: &Spin| n * s.cell as usize + s.digit as usize;
         let mut spins: Vec<Spin> = (0..cells)
             .filter(|&c| fixed.cells[c] == 0)
             .flat_map(|cell| (0..n).filter(move |&d| candidates.is_possible(cell, d)).map(move |d| (cell, d)))
             .map(|(cell, digit)| Spin { cell: cell as u16, digit: digit as u16 })
             .collect();
-        spins.sort_by_key(|s| (colour(s), canonical(s)));
+        spins.sort_by_key(|s| (colour(s), s.canonical(n)));
 
         let mut class_start = vec![0u32; n + 1];
         for s in &spins {
@@ -171,7 +177,7 @@ impl Model {
             full[shape.n * cell + value as usize - 1] = 1;
         }
         for (i, s) in self.spins.iter().enumerate() {
-            full[shape.n * s.cell as usize + s.digit as usize] = x[i];
+            full[s.canonical(shape.n)] = x[i];
         }
         full
     }
@@ -196,7 +202,7 @@ impl Couplings {
         let n = geometry.n;
         let mut free_index = vec![u32::MAX; geometry.shape.spins()];
         for (i, s) in model.spins.iter().enumerate() {
-            free_index[n * s.cell as usize + s.digit as usize] = i as u32;
+            free_index[s.canonical(n)] = i as u32;
         }
         let mut start = Vec::with_capacity(model.len() + 1);
         let mut neighbours = Vec::new();
