@@ -3,6 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
+use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LANES};
 use sudoku_anneal::backend::cpu::{sweep, CpuBackend, CpuModel, Replica};
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{Backend, Layout, Problem};
@@ -71,11 +72,39 @@ fn cpu_backend_all_threads(c: &mut Criterion) {
     group.finish();
 }
 
+/// The scalar and the bit-sliced backend on the same work, one thread:
+/// 64 ladders of the default 16 rungs (one word per rung when bit-sliced).
+fn cpu_backends_one_thread(c: &mut Criterion) {
+    let settings = Settings::default();
+    let model = inkala(Reduce::Clues);
+    let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
+    let problem = Problem::new(&model, &ladder, 1);
+    let replicas = LANES * settings.replicas;
+    let layout = Layout { shape: Shape::CLASSIC, slots: 1, replicas_per_slot: replicas, rungs: settings.replicas };
+    let rungs: Vec<u32> = (0..replicas as u32).map(|r| r % settings.replicas as u32).collect();
+    let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let mut group = c.benchmark_group("cpu_backends_one_thread");
+    group.throughput(Throughput::Elements(SWEEPS as u64 * model.len() as u64 * replicas as u64));
+    let backends: [Box<dyn Backend + Send>; 2] = [Box::new(CpuBackend::new()), Box::new(BitslicedBackend::new())];
+    for mut backend in backends {
+        backend.configure(layout).unwrap();
+        backend.load(0, &problem).unwrap();
+        one_thread.install(|| backend.sweep(&rungs, &[200]).unwrap());
+        group.bench_function(BenchmarkId::new(backend.name(), format!("inkala, {replicas} replicas")), |b| {
+            b.iter(|| one_thread.install(|| backend.sweep(&rungs, &[SWEEPS]).unwrap()))
+        });
+    }
+    group.finish();
+}
+
 /// The GPU sweep kernel with many replicas (default 65,536, as 64 slots of
-/// one puzzle; set GPU_BENCH_REPLICAS lower on a software adapter). Skipped
-/// without an adapter.
+/// one puzzle). Skipped without a hardware adapter; setting GPU_BENCH_REPLICAS
+/// (lower, e.g. 1024) allows a software one, whose setup alone would take
+/// minutes at the default.
 fn gpu_sweep(c: &mut Criterion) {
-    let mut gpu = match GpuBackend::new(AdapterChoice::Any) {
+    let adapter =
+        if std::env::var_os("GPU_BENCH_REPLICAS").is_some() { AdapterChoice::Any } else { AdapterChoice::Hardware };
+    let mut gpu = match GpuBackend::new(adapter) {
         Ok(gpu) => gpu,
         Err(err) => return eprintln!("gpu_sweep skipped: {err}"),
     };
@@ -108,5 +137,5 @@ fn gpu_sweep(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cpu_sweep_one_thread, cpu_backend_all_threads, gpu_sweep);
+criterion_group!(benches, cpu_sweep_one_thread, cpu_backend_all_threads, cpu_backends_one_thread, gpu_sweep);
 criterion_main!(benches);

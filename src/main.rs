@@ -12,6 +12,7 @@ use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LANES};
 use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{cpu::CpuBackend, Backend};
 use sudoku_anneal::grid::{Shape, Variant};
@@ -59,6 +60,8 @@ enum Command {
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum BackendChoice {
     Cpu,
+    /// The CPU with 64 ladders in the bits of each machine word (multi-spin coding).
+    CpuBits,
     Gpu,
     /// A hardware GPU if there is one, else the CPU.
     Auto,
@@ -83,7 +86,7 @@ struct SettingsArgs {
     /// Replicas per ladder, one per temperature.
     #[arg(long, default_value_t = Settings::default().replicas, conflicts_with = "temperatures")]
     replicas: usize,
-    /// Independent ladders per puzzle [default: 1 on the cpu backend, 64 on the gpu backend].
+    /// Independent ladders per puzzle [default: 1 on the cpu backend, 64 on cpu-bits and gpu].
     #[arg(long)]
     ladders: Option<usize>,
     /// Puzzles annealed at once; a finished one's slot takes the next [default: 1 on the cpu backend, 64 on the gpu backend].
@@ -206,13 +209,18 @@ impl SettingsArgs {
     /// The settings for one backend: unset flags take its defaults.
     fn resolve(&self, backend: &dyn Backend) -> anyhow::Result<Settings> {
         let (on_gpu, defaults) = (backend.name() == "gpu", Settings::default());
+        let default_ladders = match backend.name() {
+            "gpu" => GPU_LADDERS,
+            "cpu-bits" => LANES,
+            _ => defaults.ladders,
+        };
         let (t_min, t_max) = default_temperatures(self.model.variant);
         if !(self.timeout >= 0.0 && self.timeout.is_finite()) {
             bail!("--timeout must be a number of seconds >= 0");
         }
         let settings = Settings {
             replicas: self.temperatures.as_ref().map_or(self.replicas, Vec::len),
-            ladders: self.ladders.unwrap_or(if on_gpu { GPU_LADDERS } else { defaults.ladders }),
+            ladders: self.ladders.unwrap_or(default_ladders),
             batch: self.batch.unwrap_or(if on_gpu { GPU_BATCH } else { defaults.batch }),
             // An explicit ladder's ends, so that reports show them.
             t_min: self.temperatures.as_ref().and_then(|l| l.first().copied()).or(self.t_min).unwrap_or(t_min),
@@ -254,6 +262,7 @@ fn fit_batch(settings: Settings, backend: &dyn Backend) -> Settings {
 fn make_backend(choice: BackendChoice) -> anyhow::Result<Box<dyn Backend>> {
     Ok(match choice {
         BackendChoice::Cpu => Box::new(CpuBackend::new()),
+        BackendChoice::CpuBits => Box::new(BitslicedBackend::new()),
         BackendChoice::Gpu => {
             let gpu = GpuBackend::new(AdapterChoice::Any)?;
             eprintln!("sudoku-anneal: gpu backend on {}", gpu.adapter().name);

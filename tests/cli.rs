@@ -49,15 +49,17 @@ fn solves_the_easy_example_file() {
 #[test]
 fn solves_inkala_from_a_fixed_seed_reproducibly() {
     let solution = exact_solve(&grid(INKALA)).unwrap().to_string();
-    let args = ["solve", "--backend", "cpu", "--seed", "3", "--format", "jsonl", INKALA];
-    let first = run(&args, "");
-    assert_eq!(first.status.code(), Some(0));
-    let record: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
-    assert_eq!(record["status"], "solved");
-    assert_eq!(record["solution"], solution.as_str());
-    assert_eq!(record["backend"], "cpu");
-    let again: serde_json::Value = serde_json::from_slice(&run(&args, "").stdout).unwrap();
-    assert_eq!(again["sweeps"], record["sweeps"]);
+    for backend in ["cpu", "cpu-bits"] {
+        let args = ["solve", "--backend", backend, "--seed", "3", "--format", "jsonl", INKALA];
+        let first = run(&args, "");
+        assert_eq!(first.status.code(), Some(0));
+        let record: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+        assert_eq!(record["status"], "solved");
+        assert_eq!(record["solution"], solution.as_str());
+        assert_eq!(record["backend"], backend);
+        let again: serde_json::Value = serde_json::from_slice(&run(&args, "").stdout).unwrap();
+        assert_eq!(again["sweeps"], record["sweeps"]);
+    }
 }
 
 /// Solves `input` on the CPU with `flags` and checks every record against the rules.
@@ -242,26 +244,27 @@ fn every_export_format_gives_the_solution_zero_energy_and_a_corruption_more() {
 fn batching_changes_neither_results_nor_order() {
     let hard = std::fs::read_to_string(example("hard.txt")).unwrap();
     let input = format!("{hard}{EASY}\nbad\n{INKALA}\n");
-    let run_with = |batch: &str| -> Vec<serde_json::Value> {
-        let args = ["solve", "--backend", "cpu", "--format", "jsonl", "--max-sweeps", "3000", "--batch", batch, "-"];
-        stdout_lines(&run(&args, &input))
-            .iter()
-            .map(|l| {
-                let mut record: serde_json::Value = serde_json::from_str(l).unwrap();
-                record.as_object_mut().unwrap().remove("seconds");
-                record
-            })
-            .collect()
-    };
-    let one_at_a_time = run_with("1");
-    assert_eq!(one_at_a_time.len(), 8);
-    let statuses: Vec<&str> = one_at_a_time.iter().map(|r| r["status"].as_str().unwrap()).collect();
-    assert!(
-        statuses.contains(&"solved") && statuses.contains(&"unsolved") && statuses.contains(&"invalid"),
-        "{statuses:?}"
-    );
-    assert_eq!(run_with("3"), one_at_a_time);
-    assert_eq!(run_with("8"), one_at_a_time);
+    for backend in ["cpu", "cpu-bits"] {
+        let run_with = |batch: &str| -> Vec<serde_json::Value> {
+            let args =
+                ["solve", "--backend", backend, "--format", "jsonl", "--max-sweeps", "300", "--batch", batch, "-"];
+            stdout_lines(&run(&args, &input))
+                .iter()
+                .map(|l| {
+                    let mut record: serde_json::Value = serde_json::from_str(l).unwrap();
+                    record.as_object_mut().unwrap().remove("seconds");
+                    record
+                })
+                .collect()
+        };
+        let one_at_a_time = run_with("1");
+        assert_eq!(one_at_a_time.len(), 8);
+        let statuses: Vec<&str> = one_at_a_time.iter().map(|r| r["status"].as_str().unwrap()).collect();
+        let all_kinds = ["solved", "unsolved", "invalid"].iter().all(|kind| statuses.contains(kind));
+        assert!(all_kinds, "{backend}: {statuses:?}");
+        assert_eq!(run_with("3"), one_at_a_time, "{backend}");
+        assert_eq!(run_with("8"), one_at_a_time, "{backend}");
+    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Parallel tempering samples the exact Boltzmann distribution on a model
 //! small enough to enumerate (peapods' exact-distribution test).
 
-use sudoku_anneal::backend::{cpu::CpuBackend, Backend, Layout, Problem};
+use sudoku_anneal::backend::{bitsliced::BitslicedBackend, cpu::CpuBackend, Backend, Layout, Problem};
 use sudoku_anneal::grid::Variant;
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::parse_grid;
@@ -50,43 +50,54 @@ fn exact_energy_distribution(model: &Model, t: f64, max_energy: usize) -> Vec<f6
 fn tempering_samples_the_boltzmann_distribution_at_every_rung() {
     for model in [tiny_sudoku(), tiny_latin_square()] {
         assert_eq!(model.len(), 18);
-        assert_samples_boltzmann(&model);
+        assert_samples_boltzmann(&model, &mut CpuBackend::new(), 1, 60_000);
     }
 }
 
-fn assert_samples_boltzmann(model: &Model) {
+/// 70 ladders: one full word of 64 and a partial second word.
+#[test]
+fn bitsliced_tempering_samples_the_boltzmann_distribution_at_every_rung() {
+    for model in [tiny_sudoku(), tiny_latin_square()] {
+        assert_samples_boltzmann(&model, &mut BitslicedBackend::new(), 70, 1_000);
+    }
+}
+
+fn assert_samples_boltzmann(model: &Model, backend: &mut dyn Backend, ladders: usize, rounds: u32) {
     let ladder = Ladder::geometric(4, 1.0, 3.0);
-    let mut backend = CpuBackend::new();
+    let rungs = ladder.rungs();
     let problem = Problem::new(model, &ladder, 5);
-    backend.configure(Layout { shape: model.fixed.shape, slots: 1, replicas_per_slot: 4, rungs: 4 }).unwrap();
+    let layout = Layout { shape: model.fixed.shape, slots: 1, replicas_per_slot: ladders * rungs, rungs };
+    backend.configure(layout).unwrap();
     backend.load(0, &problem).unwrap();
-    let mut exchange = Exchange::new(&ladder, 5, 0);
+    let mut exchanges: Vec<Exchange> = (0..ladders as u32).map(|index| Exchange::new(&ladder, 5, index)).collect();
 
     const MAX_E: usize = 40;
-    let (burn_in, rounds) = (1_000u32, 60_000u32);
-    let mut histogram = vec![vec![0u64; MAX_E + 1]; 4];
+    let burn_in = 1_000u32;
+    let mut histogram = vec![vec![0u64; MAX_E + 1]; rungs];
     for round in 0..burn_in + rounds {
-        let energies = backend.sweep(&exchange.rung_of_replica, &[1]).unwrap();
-        exchange.exchange(&energies);
-        if round >= burn_in {
-            for (rung, &replica) in exchange.replica_at_rung.iter().enumerate() {
-                histogram[rung][(energies[replica as usize] as usize).min(MAX_E)] += 1;
+        let rung_of_replica: Vec<u32> = exchanges.iter().flat_map(|e| e.rung_of_replica.iter().copied()).collect();
+        let energies = backend.sweep(&rung_of_replica, &[1]).unwrap();
+        for (exchange, energies) in exchanges.iter_mut().zip(energies.chunks(rungs)) {
+            exchange.exchange(energies);
+            if round >= burn_in {
+                for (rung, &replica) in exchange.replica_at_rung.iter().enumerate() {
+                    histogram[rung][(energies[replica as usize] as usize).min(MAX_E)] += 1;
+                }
             }
         }
     }
+    let samples = rounds as f64 * ladders as f64;
     for (rung, &t) in ladder.temperatures.iter().enumerate() {
         let exact = exact_energy_distribution(model, t, MAX_E);
-        let total_variation: f64 = histogram[rung]
-            .iter()
-            .zip(&exact)
-            .map(|(&count, &p)| (count as f64 / rounds as f64 - p).abs())
-            .sum::<f64>()
-            / 2.0;
+        let total_variation: f64 =
+            histogram[rung].iter().zip(&exact).map(|(&count, &p)| (count as f64 / samples - p).abs()).sum::<f64>()
+                / 2.0;
         assert!(
             total_variation < 0.02,
             "{:?}, rung {rung} (T = {t:.2}): total variation {total_variation:.4}",
             model.fixed.shape
         );
     }
-    assert!(exchange.acceptance().iter().all(|&a| a > 0.05 && a < 1.0), "{:?}", exchange.acceptance());
+    let acceptance = exchanges[0].acceptance();
+    assert!(acceptance.iter().all(|&a| a > 0.05 && a < 1.0), "{acceptance:?}");
 }

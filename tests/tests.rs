@@ -1,5 +1,6 @@
 //! Integration tests, one file per topic (ripgrep's layout).
 
+mod bitsliced;
 mod cli;
 mod cpu_vs_gpu;
 mod faults;

@@ -14,6 +14,7 @@
 //! slot, and a slot counts its own sweeps, so a puzzle anneals the same in
 //! any slot of any batch.
 
+pub mod bitsliced;
 pub mod cpu;
 pub mod gpu;
 

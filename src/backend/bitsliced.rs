@@ -1,0 +1,473 @@
+//! The bit-sliced CPU backend: 64 ladders of one puzzle anneal in the bits
+//! of machine words (multi-spin coding).
+//!
+//! For each rung of a slot there is one *group*: spin `i` of the 64 ladders
+//! at that rung is the word `spins[i]` (bit l = ladder l), and each
+//! constraint total is a 64-lane binary number stored as bit planes:
+//!
+//! ```text
+//!   totals[P·k + p]  = bit p of t_k, ladder l in bit l        (P = 4 or 5 planes)
+//! ```
+//!
+//! An attempt on spin i for all 64 ladders adds its constraints' totals with
+//! a bit-sliced adder (S = Σ_{k∋i} t_k, its own 1 included when set), and
+//! with c constraints the flip is uphill where `x = 0 and 2S > c` or
+//! `x = 1 and 2S < 3c` (ΔE = 2S − c, resp. 3c − 2S; model.rs). Moves with
+//! ΔE ≤ 0 are accepted in every ladder at once. Uphill ladders are accepted
+//! one by one, exactly with probability exp(−ΔE/T), without a random number
+//! per ladder: with p the acceptance of the smallest uphill ΔE, the gap to
+//! the next accepted candidate among the uphill ladders is geometric(p) and
+//! is drawn from a table; a candidate with a larger ΔE is then kept with
+//! probability p(ΔE)/p. At the cold rungs, where almost every move is
+//! uphill and rejected, a word costs one random number.
+//!
+//! Exchange permutes states here, not temperatures: a group's word holds
+//! one rung, so when the host's map moves a ladder's replica to another
+//! rung, its bits move to that rung's group (masked swaps between adjacent
+//! groups). The backend keeps which replica sits where, so the host sees
+//! the same interface as the scalar backend.
+//!
+//! The random streams are not the scalar backend's (they belong to a
+//! group, not a replica), so this backend is no twin of the shader; its
+//! tests compare it with the exact Boltzmann distribution and its energies
+//! with the model's.
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use super::cpu::CpuModel;
+use super::{Backend, Layout, Problem};
+use crate::error::{Error, Result};
+use crate::grid::Shape;
+use crate::rng::{attempt_random, stream_key, sweep_key};
+
+/// Ladders per word.
+pub const LANES: usize = 64;
+
+const ONE: u64 = 1 << 32;
+
+/// The smallest uphill ΔE of a spin in `c` constraints (ΔE has c's parity).
+fn smallest_uphill(c: usize) -> usize {
+    2 - c % 2
+}
+
+/// One rung's acceptance tables. Uphill moves fall in two classes by ΔE:
+/// the smallest uphill value v (1 or 2), and everything from v + 2 up,
+/// which is sampled at p(v + 2) and thinned by p(ΔE)/p(v + 2).
+#[derive(Debug, Clone)]
+struct RungTables {
+    /// `gap[ΔE][g]` = (1 − p(ΔE))^g · 2^32 for ΔE = 0..=4, g = 0..=64: a
+    /// uniform u32 below it means the next accepted ladder of the class is
+    /// at least g of its ladders away.
+    gap: [[u64; LANES + 1]; 5],
+    /// `ratio[ΔE]` = p(ΔE)/p(base) · 2^32 with base = 3 or 4 (ΔE's parity), for ΔE ≥ base.
+    ratio: Vec<u64>,
+}
+
+impl RungTables {
+    fn new(thresholds: &[u32]) -> RungTables {
+        let threshold = |delta: usize| thresholds.get(delta).copied().unwrap_or(0) as u64;
+        let gap = std::array::from_fn(|delta| {
+            let p = threshold(delta) as f64 / ONE as f64;
+            std::array::from_fn(|g| ((1.0 - p).powi(g as i32) * ONE as f64).round().min(ONE as f64) as u64)
+        });
+        let ratio = (0..thresholds.len())
+            .map(|delta| {
+                let base = threshold(smallest_uphill(delta) + 2);
+                if delta < 3 || base == 0 {
+                    0
+                } else {
+                    (threshold(delta) << 32) / base
+                }
+            })
+            .collect();
+        RungTables { gap, ratio }
+    }
+}
+
+/// The 64 ladders' states at one rung.
+#[derive(Debug, Clone)]
+struct Group {
+    spins: Vec<u64>,
+    totals: Vec<u64>,
+    stream: u32,
+}
+
+/// Masks of the ladders where the bit-sliced number `planes` is at least `m`.
+fn at_least(planes: &[u64], m: usize) -> u64 {
+    if m >= 1 << planes.len() {
+        return 0;
+    }
+    let (mut greater, mut equal) = (0u64, !0u64);
+    for (p, &plane) in planes.iter().enumerate().rev() {
+        if m >> p & 1 == 1 {
+            equal &= plane;
+        } else {
+            greater |= equal & plane;
+            equal &= !plane;
+        }
+    }
+    greater | equal
+}
+
+/// Masks of the ladders where the bit-sliced number `planes` equals `m`.
+fn equals(planes: &[u64], m: usize) -> u64 {
+    if m >= 1 << planes.len() {
+        return 0;
+    }
+    planes.iter().enumerate().fold(!0, |acc, (p, &plane)| acc & if m >> p & 1 == 1 { plane } else { !plane })
+}
+
+/// The value of ladder `lane` in the bit-sliced number `planes`.
+fn lane_value(planes: &[u64], lane: u32) -> usize {
+    planes.iter().enumerate().map(|(p, &plane)| ((plane >> lane & 1) as usize) << p).sum()
+}
+
+/// One colour-class sweep of one group. `W` constraints per spin, `P`
+/// planes per total, `S` planes for their sum.
+fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usize>(
+    model: &CpuModel,
+    group: &mut Group,
+    tables: &RungTables,
+    sweep_number: u32,
+) {
+    let key = sweep_key(group.stream, sweep_number);
+    let (spin_constraints, _) = model.spin_constraints.as_chunks::<W>();
+    let (totals, _) = group.totals.as_chunks_mut::<P>();
+    for (i, (spin, constraints)) in group.spins.iter_mut().zip(spin_constraints).enumerate() {
+        let mut sum = [0u64; S];
+        for &k in constraints {
+            let total = &totals[k as usize];
+            let mut carry = 0;
+            for p in 0..S {
+                let (a, b) = (sum[p], if p < P { total[p] } else { 0 });
+                sum[p] = a ^ b ^ carry;
+                carry = (a & b) | (carry & (a ^ b));
+            }
+        }
+        let c = if UNIFORM { W } else { constraints.iter().filter(|&&k| k != model.padding).count() };
+        let x = *spin;
+        // x = 0: ΔE = 2S − c; x = 1: ΔE = 3c − 2S.
+        let uphill = (!x & at_least(&sum, c / 2 + 1)) | (x & !at_least(&sum, (3 * c).div_ceil(2)));
+        let v = smallest_uphill(c);
+        let of_delta = |delta: usize| (!x & equals(&sum, (c + delta) / 2)) | (x & equals(&sum, (3 * c - delta) / 2));
+        let smallest = of_delta(v);
+        let classes = [(v, smallest), (v + 2, uphill & !smallest)];
+        let accepted = !uphill | accepted_uphill(classes, &sum, x, c, tables, key, i as u32);
+        let (on, off) = (accepted & !x, accepted & x);
+        *spin = x ^ accepted;
+        for &k in constraints.iter().filter(|&&k| UNIFORM || k != model.padding) {
+            let total = &mut totals[k as usize];
+            let (mut carry, mut borrow) = (on, off);
+            for plane in total.iter_mut() {
+                let t = *plane;
+                *plane = t ^ carry ^ borrow;
+                (carry, borrow) = (t & carry, !t & borrow);
+            }
+        }
+    }
+}
+
+/// The uphill ladders whose move is accepted. `classes` are (ΔE, the
+/// ladders with that ΔE), the last one (ΔE, the ladders with ΔE or more).
+fn accepted_uphill(
+    classes: [(usize, u64); 2],
+    sum: &[u64],
+    x: u64,
+    c: usize,
+    tables: &RungTables,
+    key: u32,
+    spin: u32,
+) -> u64 {
+    let mut accepted = 0;
+    // At most 2 + 2·64 draws per attempt: index them under the spin's own 8 bits.
+    let mut draw = spin << 8;
+    for (class, (delta, mut rest)) in classes.into_iter().enumerate() {
+        let gap = &tables.gap[delta];
+        while rest != 0 {
+            let u = attempt_random(key, draw) as u64;
+            draw += 1;
+            let left = rest.count_ones() as usize;
+            if u < gap[left] {
+                break;
+            }
+            // The gap: the g with gap[g + 1] <= u < gap[g], g < left.
+            let g = gap[1..left].partition_point(|&q| u < q);
+            for _ in 0..g {
+                rest &= rest - 1;
+            }
+            let lane = rest.trailing_zeros();
+            rest &= rest - 1;
+            if class == 0 {
+                accepted |= 1 << lane;
+                continue;
+            }
+            let s = lane_value(sum, lane);
+            let delta = if x >> lane & 1 == 0 { 2 * s - c } else { 3 * c - 2 * s };
+            if delta == classes[1].0 || (attempt_random(key, draw) as u64) < tables.ratio[delta] {
+                accepted |= 1 << lane;
+            }
+            draw += 1;
+        }
+    }
+    accepted
+}
+
+/// Sweeps dispatched on the model's layout, as in the scalar backend.
+fn sweep(model: &CpuModel, planes: usize, group: &mut Group, tables: &RungTables, sweep_number: u32) {
+    match (model.width, model.uniform, planes) {
+        (3, true, 4) => sweep_group::<3, true, 4, 6>(model, group, tables, sweep_number),
+        (3, true, 5) => sweep_group::<3, true, 5, 7>(model, group, tables, sweep_number),
+        (4, true, 4) => sweep_group::<4, true, 4, 6>(model, group, tables, sweep_number),
+        (4, true, 5) => sweep_group::<4, true, 5, 7>(model, group, tables, sweep_number),
+        (5, false, 4) => sweep_group::<5, false, 4, 7>(model, group, tables, sweep_number),
+        (5, false, 5) => sweep_group::<5, false, 5, 8>(model, group, tables, sweep_number),
+        (6, false, 4) => sweep_group::<6, false, 4, 7>(model, group, tables, sweep_number),
+        (6, false, 5) => sweep_group::<6, false, 5, 8>(model, group, tables, sweep_number),
+        layout => unreachable!("no board has spins in {layout:?} constraints and planes"),
+    }
+}
+
+/// Energies of a group's 64 ladders: Σ_k (1 − t_k)² over the real constraints.
+fn group_energies(group: &Group, planes: usize, constraints: usize) -> [i32; LANES] {
+    let mut energies = [0i32; LANES];
+    // Constraints with t = 0 or 2 add 1: counted bit-sliced, in `count`.
+    let mut count = [0u64; 12];
+    for total in group.totals.chunks_exact(planes).take(constraints) {
+        let high = total[1..].iter().fold(0, |acc, &p| acc | p);
+        let one = total[0] & !high;
+        let zero = !total[0] & !high;
+        let two = !total[0] & total[1] & !total[2..].iter().fold(0, |acc, &p| acc | p);
+        let mut carry = zero | two;
+        for plane in count.iter_mut() {
+            if carry == 0 {
+                break;
+            }
+            (*plane, carry) = (*plane ^ carry, *plane & carry);
+        }
+        let mut larger = !(one | zero | two);
+        while larger != 0 {
+            let lane = larger.trailing_zeros();
+            larger &= larger - 1;
+            let t = lane_value(total, lane) as i32;
+            energies[lane as usize] += (t - 1) * (t - 1);
+        }
+    }
+    for (lane, energy) in energies.iter_mut().enumerate() {
+        *energy += lane_value(&count, lane as u32) as i32;
+    }
+    energies
+}
+
+/// One slot's puzzle.
+#[derive(Debug, Clone)]
+struct Slot {
+    model: CpuModel,
+    /// Bit planes per constraint total.
+    planes: usize,
+    /// Real constraints (the padding one excluded).
+    constraints: usize,
+    tables: Vec<RungTables>,
+    /// `groups[rung · words + w]` holds ladders 64w .. 64w + 63 at `rung`.
+    groups: Vec<Group>,
+    /// `replica_at[ladder][rung]`: which replica of the ladder the groups hold at that rung.
+    replica_at: Vec<Vec<u32>>,
+    sweeps_done: u32,
+}
+
+impl Slot {
+    /// Moves states between groups until ladder l's replica r sits at rung
+    /// `rung_of_replica[l · rungs + r]` (odd-even transposition sort with
+    /// masked swaps; one exchange round needs one pass).
+    fn arrange(&mut self, rung_of_replica: &[u32], rungs: usize, words: usize) {
+        let wanted = |ladder: usize, replica: u32| rung_of_replica[ladder * rungs + replica as usize];
+        let mut quiet_passes = 0;
+        let mut pass = 0;
+        while quiet_passes < 2 && rungs > 1 {
+            let mut moved = false;
+            for low in (pass % 2..rungs - 1).step_by(2) {
+                for w in 0..words {
+                    let mut mask = 0u64;
+                    for (lane, ladder) in (w * LANES..((w + 1) * LANES).min(self.replica_at.len())).enumerate() {
+                        let at = &mut self.replica_at[ladder];
+                        if wanted(ladder, at[low]) > wanted(ladder, at[low + 1]) {
+                            at.swap(low, low + 1);
+                            mask |= 1 << lane;
+                        }
+                    }
+                    if mask != 0 {
+                        moved = true;
+                        let (lower, upper) = self.groups.split_at_mut((low + 1) * words + w);
+                        swap_lanes(&mut lower[low * words + w], &mut upper[0], mask);
+                    }
+                }
+            }
+            quiet_passes = if moved { 0 } else { quiet_passes + 1 };
+            pass += 1;
+        }
+    }
+}
+
+/// Exchanges the states of the ladders in `mask` between two groups.
+fn swap_lanes(a: &mut Group, b: &mut Group, mask: u64) {
+    let words = a.spins.iter_mut().chain(a.totals.iter_mut()).zip(b.spins.iter_mut().chain(b.totals.iter_mut()));
+    for (x, y) in words {
+        let differ = (*x ^ *y) & mask;
+        *x ^= differ;
+        *y ^= differ;
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct BitslicedBackend {
+    layout: Option<Layout>,
+    slots: Vec<Option<Slot>>,
+    /// Every replica's energy after the last submission, as the host numbers them.
+    energies: Vec<i32>,
+}
+
+impl BitslicedBackend {
+    pub fn new() -> BitslicedBackend {
+        BitslicedBackend::default()
+    }
+
+    fn layout(&self) -> Result<Layout> {
+        self.layout.ok_or_else(|| Error::Internal("the bit-sliced backend was used before configure".into()))
+    }
+
+    /// Ladders per slot and words per rung.
+    fn ladders_and_words(layout: &Layout) -> (usize, usize) {
+        let ladders = layout.replicas_per_slot / layout.rungs;
+        (ladders, ladders.div_ceil(LANES))
+    }
+}
+
+impl Backend for BitslicedBackend {
+    fn name(&self) -> &'static str {
+        "cpu-bits"
+    }
+
+    fn device(&self) -> String {
+        format!("{} threads, {LANES} ladders per word", rayon::current_num_threads())
+    }
+
+    fn max_replicas(&self, _shape: Shape) -> usize {
+        usize::MAX
+    }
+
+    fn configure(&mut self, layout: Layout) -> Result<()> {
+        if layout.rungs == 0 || !layout.replicas_per_slot.is_multiple_of(layout.rungs) {
+            return Err(Error::Internal(format!(
+                "a slot of {} replicas is not whole ladders of {} rungs",
+                layout.replicas_per_slot, layout.rungs
+            )));
+        }
+        self.layout = Some(layout);
+        self.slots = vec![None; layout.slots];
+        self.energies = vec![0; layout.replicas()];
+        Ok(())
+    }
+
+    fn load(&mut self, slot: usize, problem: &Problem) -> Result<()> {
+        let layout = self.layout()?;
+        let (ladders, words) = Self::ladders_and_words(&layout);
+        let model = CpuModel::new(problem.model);
+        let geometry = problem.model.geometry();
+        let planes = if geometry.n < 16 { 4 } else { 5 };
+        let constraints = geometry.constraints;
+        let tables = (0..layout.rungs).map(|rung| RungTables::new(problem.thresholds_at(rung))).collect();
+        // Totals of the all-zero state in every ladder, padding included.
+        let mut totals = vec![0u64; (constraints + 1) * planes];
+        for (k, &ones) in model.fixed_ones.iter().enumerate() {
+            for p in 0..planes {
+                totals[k * planes + p] = if ones >> p & 1 == 1 { !0 } else { 0 };
+            }
+        }
+        let groups = (0..layout.rungs * words)
+            .map(|g| Group {
+                spins: vec![0; problem.model.len()],
+                totals: totals.clone(),
+                stream: stream_key(problem.seed, g as u32),
+            })
+            .collect();
+        self.slots[slot] = Some(Slot {
+            model,
+            planes,
+            constraints,
+            tables,
+            groups,
+            replica_at: vec![(0..layout.rungs as u32).collect(); ladders],
+            sweeps_done: 0,
+        });
+        Ok(())
+    }
+
+    fn unload(&mut self, slot: usize) -> Result<()> {
+        self.slots[slot] = None;
+        Ok(())
+    }
+
+    fn submit(&mut self, slots: Range<usize>, rung_of_replica: &[u32], counts: &[u32]) -> Result<()> {
+        let layout = self.layout()?;
+        let (ladders, words) = Self::ladders_and_words(&layout);
+        let per_slot = layout.replicas_per_slot;
+        let energies = &mut self.energies[slots.start * per_slot..slots.end * per_slot];
+        self.slots[slots]
+            .par_iter_mut()
+            .zip(rung_of_replica.par_chunks(per_slot))
+            .zip(energies.par_chunks_mut(per_slot))
+            .zip(counts)
+            .for_each(|(((slot, rung_of_replica), energies), &count)| {
+                let Some(slot) = slot else { return };
+                slot.arrange(rung_of_replica, layout.rungs, words);
+                let first = slot.sweeps_done;
+                let (model, planes, tables) = (&slot.model, slot.planes, &slot.tables);
+                let group_energies: Vec<[i32; LANES]> = slot
+                    .groups
+                    .par_iter_mut()
+                    .enumerate()
+                    .map(|(g, group)| {
+                        for s in first..first + count {
+                            sweep(model, planes, group, &tables[g / words], s);
+                        }
+                        group_energies(group, planes, slot.constraints)
+                    })
+                    .collect();
+                slot.sweeps_done += count;
+                for ladder in 0..ladders {
+                    for (rung, &replica) in slot.replica_at[ladder].iter().enumerate() {
+                        energies[ladder * layout.rungs + replica as usize] =
+                            group_energies[rung * words + ladder / LANES][ladder % LANES];
+                    }
+                }
+            });
+        Ok(())
+    }
+
+    fn energies(&mut self, slots: Range<usize>) -> Result<Vec<i32>> {
+        let per_slot = self.layout()?.replicas_per_slot;
+        Ok(self.energies[slots.start * per_slot..slots.end * per_slot].to_vec())
+    }
+
+    fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
+        let layout = self.layout()?;
+        let (_, words) = Self::ladders_and_words(&layout);
+        replicas
+            .iter()
+            .map(|&r| {
+                let (slot, within) = (r / layout.replicas_per_slot, r % layout.replicas_per_slot);
+                let (ladder, replica) = (within / layout.rungs, within % layout.rungs);
+                let slot = self.slots[slot]
+                    .as_ref()
+                    .ok_or_else(|| Error::Internal(format!("replica {r} is in an empty slot")))?;
+                let rung = slot.replica_at[ladder]
+                    .iter()
+                    .position(|&at| at as usize == replica)
+                    .expect("every replica has a rung");
+                let group = &slot.groups[rung * words + ladder / LANES];
+                Ok(group.spins.iter().map(|&word| (word >> (ladder % LANES) & 1) as u8).collect())
+            })
+            .collect()
+    }
+}
