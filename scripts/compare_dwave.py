@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Side by side, in one run, on one core: dwave-samplers' C++ simulated
-annealer and sudoku-anneal's CPU backend on the same model (clue
+annealer and sudoku-anneal's CPU backends on the same model (clue
 elimination, exported by `sudoku-anneal export`).
 
     pip install dwave-samplers dimod
     cargo build --release
-    python3 scripts/compare_dwave.py examples/hard.txt --reads 2000 --seeds 20
+    python3 scripts/compare_dwave.py examples/hard.txt --reads 2000 --seeds 20 --backends cpu,cpu-bits
 
 Prints a markdown table for BENCHMARKS.md. Attempts/s: Metropolis proposals
 on free spins per second. dwave's TTS99 = t_read * ln(0.01) / ln(1 - p), p the
@@ -64,12 +64,12 @@ def dwave(puzzle, reads, sweeps):
     return {"attempts_per_s": attempts / seconds, "p": p, "tts99": tts99(seconds / reads, p), "spins": model["num_variables"]}
 
 
-def ours(puzzle, seeds, max_sweeps):
+def ours(puzzle, seeds, max_sweeps, backend):
     env = dict(os.environ, RAYON_NUM_THREADS="1")
     times, solved, attempts, seconds = [], 0, 0, 0.0
     for seed in range(seeds):
         run = subprocess.run(
-            [BIN, "solve", "--backend", "cpu", "--format", "jsonl", "--seed", str(seed), "--max-sweeps", str(max_sweeps), puzzle],
+            [BIN, "solve", "--backend", backend, "--format", "jsonl", "--seed", str(seed), "--max-sweeps", str(max_sweeps), puzzle],
             capture_output=True, text=True, env=env,
         )
         record = json.loads(run.stdout)
@@ -91,17 +91,20 @@ def main():
     parser.add_argument("--sweeps", type=int, default=1000, help="dwave sweeps per read")
     parser.add_argument("--seeds", type=int, default=10, help="our runs per puzzle")
     parser.add_argument("--max-sweeps", type=int, default=1_000_000, help="our sweep budget per run")
+    parser.add_argument("--backends", default="cpu", help="our backends, comma-separated (cpu, cpu-bits)")
     args = parser.parse_args()
+    backends = args.backends.split(",")
     print(f"dwave-samplers SimulatedAnnealingSampler ({args.reads} reads × {args.sweeps} sweeps) vs "
-          f"sudoku-anneal --backend cpu ({args.seeds} seeds), both on one thread, `--reduce clues` model\n")
-    print("| puzzle | free spins | dwave attempts/s | ours attempts/s | ratio | dwave p | dwave TTS99 | ours p | ours median | ours TTS99 | TTS99 ratio |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          f"sudoku-anneal --backend {'/'.join(backends)} ({args.seeds} seeds), all on one thread, `--reduce clues` model\n")
+    print("| puzzle | free spins | dwave attempts/s | backend | ours attempts/s | ratio | dwave p | dwave TTS99 | ours p | ours median | ours TTS99 | TTS99 ratio |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for puzzle, name in puzzles(args.file):
         d = dwave(puzzle, args.reads, args.sweeps)
-        o = ours(puzzle, args.seeds, args.max_sweeps)
-        print(f"| {name or puzzle[:20]} | {d['spins']} | {d['attempts_per_s']:.3g} | {o['attempts_per_s']:.3g} | "
-              f"{o['attempts_per_s'] / d['attempts_per_s']:.1f}× | {d['p']:.4f} | {d['tts99']:.3g} s | {o['p']:.2f} | "
-              f"{o['median']:.3g} s | {o['tts99']:.3g} s | {d['tts99'] / o['tts99']:.0f}× |", flush=True)
+        for backend in backends:
+            o = ours(puzzle, args.seeds, args.max_sweeps, backend)
+            print(f"| {name or puzzle[:20]} | {d['spins']} | {d['attempts_per_s']:.3g} | {backend} | {o['attempts_per_s']:.3g} | "
+                  f"{o['attempts_per_s'] / d['attempts_per_s']:.1f}× | {d['p']:.4f} | {d['tts99']:.3g} s | {o['p']:.2f} | "
+                  f"{o['median']:.3g} s | {o['tts99']:.3g} s | {d['tts99'] / o['tts99']:.0f}× |", flush=True)
 
 
 if __name__ == "__main__":

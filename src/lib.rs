@@ -3,7 +3,7 @@
 //!
 //! 1. [`puzzle`]: stream puzzle lines in, parse them ([`grid`] holds the board).
 //! 2. [`reduce`] then [`model`]: remove ruled-out spins, build the sparse QUBO.
-//! 3. [`backend`]: colour-class Metropolis sweeps over all replicas (`cpu` | `gpu`).
+//! 3. [`backend`]: colour-class Metropolis sweeps over all replicas (`cpu` | `bitsliced` | `gpu`).
 //! 4. [`tempering`]: the temperature ladder and host-side replica exchange.
 //! 5. [`decode`]: spins → grid, and an independent verifier.
 //! 6. [`report`]: one output record per puzzle; [`bench`](mod@bench): collection statistics.

@@ -14,12 +14,13 @@
 //! with c constraints the flip is uphill where `x = 0 and 2S > c` or
 //! `x = 1 and 2S < 3c` (ΔE = 2S − c, resp. 3c − 2S; model.rs). Moves with
 //! ΔE ≤ 0 are accepted in every ladder at once. Uphill ladders are accepted
-//! one by one, exactly with probability exp(−ΔE/T), without a random number
-//! per ladder: with p the acceptance of the smallest uphill ΔE, the gap to
-//! the next accepted candidate among the uphill ladders is geometric(p) and
-//! is drawn from a table; a candidate with a larger ΔE is then kept with
-//! probability p(ΔE)/p. At the cold rungs, where almost every move is
-//! uphill and rejected, a word costs one random number.
+//! exactly with probability exp(−ΔE/T) but without a random number per
+//! ladder: among the ladders whose ΔE is the smallest uphill value v, the
+//! gap to the next accepted one is geometric(p(v)) and is drawn from a
+//! table; the ladders with ΔE ≥ v + 2 are walked the same way at p(v + 2)
+//! and each one hit is kept with probability p(ΔE)/p(v + 2). At the cold
+//! rungs, where almost every move is uphill and rejected, a word costs
+//! two random numbers.
 //!
 //! Exchange permutes states here, not temperatures: a group's word holds
 //! one rung, so when the host's map moves a ladder's replica to another

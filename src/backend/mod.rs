@@ -1,6 +1,8 @@
 //! Stage 3, sweeps: a backend holds every replica's spins and runs
 //! colour-class Metropolis sweeps on them. `cpu` is the reference; `gpu`
-//! runs the same arithmetic in WGSL and must agree bit for bit.
+//! runs the same arithmetic in WGSL and must agree bit for bit;
+//! `bitsliced` runs the same Markov chain for 64 ladders per machine word,
+//! with its own random streams.
 //!
 //! Replicas are grouped in *slots*, one puzzle per slot, so many puzzles
 //! anneal at once and a finished slot takes the next puzzle:
