@@ -35,6 +35,11 @@ const GPU_LADDERS: usize = 64;
 const GPU_EXCHANGE_EVERY: u32 = 20;
 /// Puzzles in flight on a GPU: 64 × 64 ladders × 16 rungs = 65,536 replicas.
 const GPU_BATCH: usize = 64;
+/// The cpu-bits ladder on Sudoku boards, from the work (sweeps × rungs) to
+/// solve hardest-class puzzles (BENCHMARKS.md): beside 64 ladders, 8 rungs
+/// need about 30 % less than 16, at the median and in the tail.
+const BITS_RUNGS: usize = 8;
+const BITS_TEMPERATURES: (f64, f64) = (0.45, 1.0);
 
 #[derive(Parser)]
 #[command(name = "sudoku-anneal", version, about = "Solve Sudoku as an Ising model by parallel tempering on the CPU or a GPU", after_help = EXIT_CODES)]
@@ -83,19 +88,19 @@ struct SettingsArgs {
     /// Seed of every random stream; the same seed gives the same result.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Replicas per ladder, one per temperature.
-    #[arg(long, default_value_t = Settings::default().replicas, conflicts_with = "temperatures")]
-    replicas: usize,
+    /// Replicas per ladder, one per temperature [default: 16; 8 on cpu-bits, except with --variant latin].
+    #[arg(long, conflicts_with = "temperatures")]
+    replicas: Option<usize>,
     /// Independent ladders per puzzle [default: 1 on the cpu backend, 64 on cpu-bits and gpu].
     #[arg(long)]
     ladders: Option<usize>,
     /// Puzzles annealed at once; a finished one's slot takes the next [default: 1 on the cpu backend, 64 on the gpu backend].
     #[arg(long)]
     batch: Option<usize>,
-    /// Lowest temperature of the geometric ladder [default: 0.4; 0.3 with --variant latin].
+    /// Lowest temperature of the geometric ladder [default: 0.4; 0.45 on cpu-bits; 0.3 with --variant latin].
     #[arg(long)]
     t_min: Option<f64>,
-    /// Highest temperature of the geometric ladder [default: 1.2; 0.9 with --variant latin].
+    /// Highest temperature of the geometric ladder [default: 1.2; 1.0 on cpu-bits; 0.9 with --variant latin].
     #[arg(long)]
     t_max: Option<f64>,
     /// An explicit ladder instead of the geometric one: increasing temperatures, one per replica.
@@ -214,12 +219,15 @@ impl SettingsArgs {
             "cpu-bits" => LANES,
             _ => defaults.ladders,
         };
-        let (t_min, t_max) = default_temperatures(self.model.variant);
+        // Latin squares keep their own ladder: the short one is measured on Sudoku only.
+        let short_ladder = backend.name() == "cpu-bits" && self.model.variant != Variant::Latin;
+        let (t_min, t_max) = if short_ladder { BITS_TEMPERATURES } else { default_temperatures(self.model.variant) };
+        let replicas = self.replicas.unwrap_or(if short_ladder { BITS_RUNGS } else { defaults.replicas });
         if !(self.timeout >= 0.0 && self.timeout.is_finite()) {
             bail!("--timeout must be a number of seconds >= 0");
         }
         let settings = Settings {
-            replicas: self.temperatures.as_ref().map_or(self.replicas, Vec::len),
+            replicas: self.temperatures.as_ref().map_or(replicas, Vec::len),
             ladders: self.ladders.unwrap_or(default_ladders),
             batch: self.batch.unwrap_or(if on_gpu { GPU_BATCH } else { defaults.batch }),
             // An explicit ladder's ends, so that reports show them.
