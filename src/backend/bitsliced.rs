@@ -230,8 +230,10 @@ fn sweep(model: &CpuModel, planes: usize, group: &mut Group, tables: &RungTables
     }
 }
 
-/// Energies of a group's 64 ladders: Σ_k (1 − t_k)² over the real constraints.
-fn group_energies(group: &Group, planes: usize, constraints: usize) -> [i32; LANES] {
+/// Energies of a group's 64 ladders: Σ_k (1 − t_k)² over the real
+/// constraints (all but the last, the padding one).
+fn group_energies(group: &Group, planes: usize) -> [i32; LANES] {
+    let constraints = group.totals.len() / planes - 1;
     let mut energies = [0i32; LANES];
     // Constraints with t = 0 or 2 add 1: counted bit-sliced, in `count`.
     let mut count = [0u64; 12];
@@ -267,8 +269,6 @@ struct Slot {
     model: CpuModel,
     /// Bit planes per constraint total.
     planes: usize,
-    /// Real constraints (the padding one excluded).
-    constraints: usize,
     tables: Vec<RungTables>,
     /// `groups[rung · words + w]` holds ladders 64w .. 64w + 63 at `rung`.
     groups: Vec<Group>,
@@ -395,7 +395,6 @@ impl Backend for BitslicedBackend {
         self.slots[slot] = Some(Slot {
             model,
             planes,
-            constraints,
             tables,
             groups,
             replica_at: vec![(0..layout.rungs as u32).collect(); ladders],
@@ -432,7 +431,7 @@ impl Backend for BitslicedBackend {
                         for s in first..first + count {
                             sweep(model, planes, group, &tables[g / words], s);
                         }
-                        group_energies(group, planes, slot.constraints)
+                        group_energies(group, planes)
                     })
                     .collect();
                 slot.sweeps_done += count;
