@@ -62,6 +62,9 @@ struct RungTables {
     /// uniform u32 below it means the next accepted ladder of the class is
     /// at least g of its ladders away.
     gap: [[u64; LANES + 1]; 5],
+    /// `first_gap[ΔE][b]`: the gap for the smallest u32 with top byte b
+    /// (the search for a larger u of that byte starts there).
+    first_gap: [[u8; 256]; 5],
     /// `ratio[ΔE]` = p(ΔE)/p(base) · 2^32 with base = 3 or 4 (ΔE's parity), for ΔE ≥ base.
     ratio: Vec<u64>,
 }
@@ -83,7 +86,10 @@ impl RungTables {
                 }
             })
             .collect();
-        RungTables { gap, ratio }
+        let first_gap = std::array::from_fn(|delta: usize| {
+            std::array::from_fn(|b| gap[delta][1..].iter().take_while(|&&q| ((b as u64) << 24) < q).count() as u8)
+        });
+        RungTables { gap, first_gap, ratio }
     }
 }
 
@@ -185,7 +191,7 @@ fn accepted_uphill(
     // At most 2 + 2·64 draws per attempt: index them under the spin's own 8 bits.
     let mut draw = spin << 8;
     for (class, (delta, mut rest)) in classes.into_iter().enumerate() {
-        let gap = &tables.gap[delta];
+        let (gap, first_gap) = (&tables.gap[delta], &tables.first_gap[delta]);
         while rest != 0 {
             let u = attempt_random(key, draw) as u64;
             draw += 1;
@@ -194,7 +200,10 @@ fn accepted_uphill(
                 break;
             }
             // The gap: the g with gap[g + 1] <= u < gap[g], g < left.
-            let g = gap[1..left].partition_point(|&q| u < q);
+            let mut g = first_gap[(u >> 24) as usize] as usize;
+            while g > 0 && u >= gap[g] {
+                g -= 1;
+            }
             for _ in 0..g {
                 rest &= rest - 1;
             }
