@@ -87,7 +87,8 @@ impl RungTables {
             })
             .collect();
         let first_gap = std::array::from_fn(|delta: usize| {
-            std::array::from_fn(|b| gap[delta][1..].iter().take_while(|&&q| ((b as u64) << 24) < q).count() as u8)
+            // `gap` decreases, so the gaps above the byte's smallest u32 are a prefix.
+            std::array::from_fn(|b| gap[delta][1..].partition_point(|&q| ((b as u64) << 24) < q) as u8)
         });
         RungTables { gap, first_gap, ratio }
     }
