@@ -2,6 +2,8 @@
 //! `attempt_random(sweep_key(replica_key, sweep), spin)`, a pure function of
 //! (seed, replica, sweep, spin). Nothing is carried between attempts, so the
 //! CPU and GPU backends (and any thread split) draw identical numbers.
+//! The bit-sliced backend, no twin of the shader, draws 64 bits at a time
+//! from `WyRand`, seeded per sweep from the same keys.
 //! Keep in sync with `shaders/sweep.wgsl` (`mix32`, `sweep_key`, `attempt_random`).
 
 const GOLDEN: u32 = 0x9e37_79b9;
@@ -32,6 +34,25 @@ pub fn attempt_random(sweep_key: u32, index: u32) -> u32 {
     mix32(sweep_key ^ index.wrapping_add(1).wrapping_mul(GOLDEN))
 }
 
+/// wyrand (Wang Yi's generator, one 64×64→128-bit multiply per draw):
+/// 64 random bits at a time for the bit-sliced backend, one per ladder of a
+/// word. Sequential, not counter-based; seeded per sweep from its key.
+pub struct WyRand(u64);
+
+impl WyRand {
+    pub fn new(sweep_key: u32) -> WyRand {
+        // Spread the keys over the state space, so that two sweeps' Weyl
+        // sequences (state += constant) do not run over each other.
+        WyRand((sweep_key as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0xa076_1d64_78bd_642f);
+        let product = self.0 as u128 * (self.0 ^ 0xe703_7ed1_a0b4_28db) as u128;
+        (product >> 64) as u64 ^ product as u64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,6 +66,21 @@ mod tests {
         }
         for count in buckets {
             assert!((9_500..10_500).contains(&count), "{buckets:?}");
+        }
+    }
+
+    #[test]
+    fn every_lane_of_wyrand_is_a_fair_coin() {
+        let mut random = WyRand::new(sweep_key(stream_key(7, 3), 11));
+        let mut ones = [0u32; 64];
+        for _ in 0..20_000 {
+            let word = random.next_u64();
+            for (lane, count) in ones.iter_mut().enumerate() {
+                *count += (word >> lane & 1) as u32;
+            }
+        }
+        for count in ones {
+            assert!((9_700..10_300).contains(&count), "{ones:?}");
         }
     }
 }

@@ -14,13 +14,15 @@
 //! with c constraints the flip is uphill where `x = 0 and 2S > c` or
 //! `x = 1 and 2S < 3c` (ΔE = 2S − c, resp. 3c − 2S; model.rs). Moves with
 //! ΔE ≤ 0 are accepted in every ladder at once. Uphill ladders are accepted
-//! exactly with probability exp(−ΔE/T) but without a random number per
-//! ladder: among the ladders whose ΔE is the smallest uphill value v, the
-//! gap to the next accepted one is geometric(p(v)) and is drawn from a
-//! table; the ladders with ΔE ≥ v + 2 are walked the same way at p(v + 2)
-//! and each one hit is kept with probability p(ΔE)/p(v + 2). At the cold
-//! rungs, where almost every move is uphill and rejected, a word costs
-//! two random numbers.
+//! exactly when a uniform u32 of their own is below the threshold of their
+//! ΔE (`Ladder::thresholds`), and the 64 comparisons run bit-sliced too:
+//! one random word gives every ladder its next bit, from the top, and a
+//! ladder is decided at the first bit where its number and its threshold
+//! differ, so a word costs about log2(64) + 2 random words, fewer at cold
+//! rungs, where thresholds start with zero bits. The threshold bits come
+//! from three ΔE classes: v (the smallest uphill value, 1 or 2), v + 2, and
+//! ≥ v + 4 tried at p(v + 4), each ladder it accepts then kept with
+//! probability p(ΔE)/p(v + 4) (rare: p(v + 4) ≤ e^−4 on every default rung).
 //!
 //! Exchange permutes states here, not temperatures: a group's word holds
 //! one rung, so when the host's map moves a ladder's replica to another
@@ -41,56 +43,54 @@ use super::cpu::CpuModel;
 use super::{Backend, Layout, Problem};
 use crate::error::{Error, Result};
 use crate::grid::Shape;
-use crate::rng::{attempt_random, stream_key, sweep_key};
+use crate::rng::{stream_key, sweep_key, WyRand};
 
 /// Ladders per word.
 pub const LANES: usize = 64;
-
-const ONE: u64 = 1 << 32;
 
 /// The smallest uphill ΔE of a spin in `c` constraints (ΔE has c's parity).
 fn smallest_uphill(c: usize) -> usize {
     2 - c % 2
 }
 
-/// One rung's acceptance tables. Uphill moves fall in two classes by ΔE:
-/// the smallest uphill value v (1 or 2), and everything from v + 2 up,
-/// which is sampled at p(v + 2) and thinned by p(ΔE)/p(v + 2).
+/// Uphill moves fall in three classes by ΔE: v (1 or 2, the smallest
+/// uphill value), v + 2, and everything from v + 4 up, which is tried at
+/// p(v + 4) and thinned by p(ΔE)/p(v + 4).
+const CLASSES: usize = 3;
+
+/// One rung's acceptance tables.
 #[derive(Debug, Clone)]
 struct RungTables {
-    /// `gap[ΔE][g]` = (1 − p(ΔE))^g · 2^32 for ΔE = 0..=4, g = 0..=64: a
-    /// uniform u32 below it means the next accepted ladder of the class is
-    /// at least g of its ladders away.
-    gap: [[u64; LANES + 1]; 5],
-    /// `first_gap[ΔE][b]`: the gap for the smallest u32 with top byte b
-    /// (the search for a larger u of that byte starts there).
-    first_gap: [[u8; 256]; 5],
-    /// `ratio[ΔE]` = p(ΔE)/p(base) · 2^32 with base = 3 or 4 (ΔE's parity), for ΔE ≥ base.
+    /// `bits[v − 1][r][class]`: all ones where bit 31 − r of the class's
+    /// threshold is set, all zeros where it is clear.
+    bits: [[[u64; CLASSES]; 32]; 2],
+    /// `zero_rounds[v − 1]`: the leading bits clear in every class's threshold.
+    zero_rounds: [usize; 2],
+    /// `ratio[ΔE]` = p(ΔE)/p(v + 4) · 2^32 for ΔE ≥ v + 4 of v's parity.
     ratio: Vec<u64>,
 }
 
 impl RungTables {
     fn new(thresholds: &[u32]) -> RungTables {
         let threshold = |delta: usize| thresholds.get(delta).copied().unwrap_or(0) as u64;
-        let gap = std::array::from_fn(|delta| {
-            let p = threshold(delta) as f64 / ONE as f64;
-            std::array::from_fn(|g| ((1.0 - p).powi(g as i32) * ONE as f64).round().min(ONE as f64) as u64)
+        let of_classes = |v: usize| -> [u64; CLASSES] { std::array::from_fn(|class| threshold(v + 2 * class)) };
+        let bits = std::array::from_fn(|i| {
+            std::array::from_fn(|r| of_classes(i + 1).map(|t| if t >> (31 - r) & 1 == 1 { !0 } else { 0 }))
+        });
+        let zero_rounds = std::array::from_fn(|i| {
+            (of_classes(i + 1).iter().fold(0, |acc, &t| acc | t) as u32).leading_zeros() as usize
         });
         let ratio = (0..thresholds.len())
             .map(|delta| {
-                let base = threshold(smallest_uphill(delta) + 2);
-                if delta < 3 || base == 0 {
+                let base = threshold(smallest_uphill(delta) + 4);
+                if delta < 5 || base == 0 {
                     0
                 } else {
                     (threshold(delta) << 32) / base
                 }
             })
             .collect();
-        let first_gap = std::array::from_fn(|delta: usize| {
-            // `gap` decreases, so the gaps above the byte's smallest u32 are a prefix.
-            std::array::from_fn(|b| gap[delta][1..].partition_point(|&q| ((b as u64) << 24) < q) as u8)
-        });
-        RungTables { gap, first_gap, ratio }
+        RungTables { bits, zero_rounds, ratio }
     }
 }
 
@@ -140,10 +140,10 @@ fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usi
     tables: &RungTables,
     sweep_number: u32,
 ) {
-    let key = sweep_key(group.stream, sweep_number);
+    let mut random = WyRand::new(sweep_key(group.stream, sweep_number));
     let (spin_constraints, _) = model.spin_constraints.as_chunks::<W>();
     let (totals, _) = group.totals.as_chunks_mut::<P>();
-    for (i, (spin, constraints)) in group.spins.iter_mut().zip(spin_constraints).enumerate() {
+    for (spin, constraints) in group.spins.iter_mut().zip(spin_constraints) {
         let mut sum = [0u64; S];
         for &k in constraints {
             let total = &totals[k as usize];
@@ -160,9 +160,21 @@ fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usi
         let uphill = (!x & at_least(&sum, c / 2 + 1)) | (x & !at_least(&sum, (3 * c).div_ceil(2)));
         let v = smallest_uphill(c);
         let of_delta = |delta: usize| (!x & equals(&sum, (c + delta) / 2)) | (x & equals(&sum, (3 * c - delta) / 2));
-        let smallest = of_delta(v);
-        let classes = [(v, smallest), (v + 2, uphill & !smallest)];
-        let accepted = !uphill | accepted_uphill(classes, &sum, x, c, tables, key, i as u32);
+        let (at_v, at_v2) = (of_delta(v), of_delta(v + 2));
+        let classes = [at_v, at_v2, uphill & !at_v & !at_v2];
+        let below = below_thresholds(classes, &tables.bits[v - 1], tables.zero_rounds[v - 1], &mut random);
+        let mut accepted = !uphill | (below & (at_v | at_v2));
+        // Those with ΔE > v + 4 were tried at p(v + 4): keep each with p(ΔE)/p(v + 4).
+        let mut hits = below & classes[2];
+        while hits != 0 {
+            let lane = hits.trailing_zeros();
+            hits &= hits - 1;
+            let s = lane_value(&sum, lane);
+            let delta = if x >> lane & 1 == 0 { 2 * s - c } else { 3 * c - 2 * s };
+            if random.next_u64() >> 32 < tables.ratio[delta] {
+                accepted |= 1 << lane;
+            }
+        }
         let (on, off) = (accepted & !x, accepted & x);
         *spin = x ^ accepted;
         for &k in constraints.iter().filter(|&&k| UNIFORM || k != model.padding) {
@@ -177,52 +189,33 @@ fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usi
     }
 }
 
-/// The uphill ladders whose move is accepted. `classes` are (ΔE, the
-/// ladders with that ΔE), the last one (ΔE, the ladders with ΔE or more).
-fn accepted_uphill(
-    classes: [(usize, u64); 2],
-    sum: &[u64],
-    x: u64,
-    c: usize,
-    tables: &RungTables,
-    key: u32,
-    spin: u32,
+/// The ladders of `classes` whose uniform u32 is below their class's
+/// threshold. Every ladder's number is compared bit by bit from the top,
+/// 64 ladders per random word, until every ladder has met a bit where its
+/// number and its threshold differ (about log2(ladders) + 2 words).
+fn below_thresholds(
+    classes: [u64; CLASSES],
+    bits: &[[u64; CLASSES]; 32],
+    zero_rounds: usize,
+    random: &mut WyRand,
 ) -> u64 {
-    let mut accepted = 0;
-    // At most 2 + 2·64 draws per attempt: index them under the spin's own 8 bits.
-    let mut draw = spin << 8;
-    for (class, (delta, mut rest)) in classes.into_iter().enumerate() {
-        let (gap, first_gap) = (&tables.gap[delta], &tables.first_gap[delta]);
-        while rest != 0 {
-            let u = attempt_random(key, draw) as u64;
-            draw += 1;
-            let left = rest.count_ones() as usize;
-            if u < gap[left] {
-                break;
-            }
-            // The gap: the g with gap[g + 1] <= u < gap[g], g < left.
-            let mut g = first_gap[(u >> 24) as usize] as usize;
-            while g > 0 && u >= gap[g] {
-                g -= 1;
-            }
-            for _ in 0..g {
-                rest &= rest - 1;
-            }
-            let lane = rest.trailing_zeros();
-            rest &= rest - 1;
-            if class == 0 {
-                accepted |= 1 << lane;
-                continue;
-            }
-            let s = lane_value(sum, lane);
-            let delta = if x >> lane & 1 == 0 { 2 * s - c } else { 3 * c - 2 * s };
-            if delta == classes[1].0 || (attempt_random(key, draw) as u64) < tables.ratio[delta] {
-                accepted |= 1 << lane;
-            }
-            draw += 1;
+    let (mut undecided, mut below) = (classes.iter().fold(0, |acc, &m| acc | m), 0);
+    for _ in 0..zero_rounds {
+        if undecided == 0 {
+            return 0;
         }
+        undecided &= !random.next_u64();
     }
-    accepted
+    for row in &bits[zero_rounds..] {
+        if undecided == 0 {
+            break;
+        }
+        let threshold = classes.iter().zip(row).fold(0, |acc, (&class, &bit)| acc | (class & bit));
+        let draw = random.next_u64();
+        below |= undecided & threshold & !draw;
+        undecided &= !(threshold ^ draw);
+    }
+    below
 }
 
 /// Sweeps dispatched on the model's layout, as in the scalar backend.
