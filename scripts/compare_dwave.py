@@ -64,12 +64,12 @@ def dwave(puzzle, reads, sweeps):
     return {"attempts_per_s": attempts / seconds, "p": p, "tts99": tts99(seconds / reads, p), "spins": model["num_variables"]}
 
 
-def ours(puzzle, seeds, max_sweeps, backend):
+def ours(puzzle, seeds, max_sweeps, backend, flags=()):
     env = dict(os.environ, RAYON_NUM_THREADS="1")
     times, solved, attempts, seconds = [], 0, 0, 0.0
     for seed in range(seeds):
         run = subprocess.run(
-            [BIN, "solve", "--backend", backend, "--format", "jsonl", "--seed", str(seed), "--max-sweeps", str(max_sweeps), puzzle],
+            [BIN, "solve", "--backend", backend, "--format", "jsonl", "--seed", str(seed), "--max-sweeps", str(max_sweeps), *flags, puzzle],
             capture_output=True, text=True, env=env,
         )
         record = json.loads(run.stdout)
@@ -92,16 +92,17 @@ def main():
     parser.add_argument("--seeds", type=int, default=10, help="our runs per puzzle")
     parser.add_argument("--max-sweeps", type=int, default=1_000_000, help="our sweep budget per run")
     parser.add_argument("--backends", default="cpu", help="our backends, comma-separated (cpu, cpu-bits)")
+    parser.add_argument("--ours-flags", default="", help="extra solve flags for our runs, e.g. \"--replicas 1 --t-min 0.63 --t-max 0.63\"")
     args = parser.parse_args()
     backends = args.backends.split(",")
     print(f"dwave-samplers SimulatedAnnealingSampler ({args.reads} reads × {args.sweeps} sweeps) vs "
-          f"sudoku-anneal --backend {'/'.join(backends)} ({args.seeds} seeds), all on one thread, `--reduce clues` model\n")
+          f"sudoku-anneal --backend {'/'.join(backends)} {args.ours_flags} ({args.seeds} seeds), all on one thread, `--reduce clues` model\n")
     print("| puzzle | free spins | dwave attempts/s | backend | ours attempts/s | ratio | dwave p | dwave TTS99 | ours p | ours median | ours TTS99 | TTS99 ratio |")
     print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for puzzle, name in puzzles(args.file):
         d = dwave(puzzle, args.reads, args.sweeps)
         for backend in backends:
-            o = ours(puzzle, args.seeds, args.max_sweeps, backend)
+            o = ours(puzzle, args.seeds, args.max_sweeps, backend, args.ours_flags.split())
             print(f"| {name or puzzle[:20]} | {d['spins']} | {d['attempts_per_s']:.3g} | {backend} | {o['attempts_per_s']:.3g} | "
                   f"{o['attempts_per_s'] / d['attempts_per_s']:.1f}× | {d['p']:.4f} | {d['tts99']:.3g} s | {o['p']:.2f} | "
                   f"{o['median']:.3g} s | {o['tts99']:.3g} s | {d['tts99'] / o['tts99']:.0f}× |", flush=True)
