@@ -19,7 +19,7 @@ use sudoku_anneal::grid::{Shape, Variant};
 use sudoku_anneal::puzzle::{count_puzzles, entries, parse_grid, Entry};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 use sudoku_anneal::report::{record, Format, Summary};
-use sudoku_anneal::solver::{default_temperatures, solve_stream, solve_stream_with_fallback};
+use sudoku_anneal::solver::{default_temperatures, solve_stream, solve_stream_with_fallback, GeometricLadder};
 use sudoku_anneal::{bench, export, model::Model, Error, Settings};
 
 const EXIT_CODES: &str = "\
@@ -35,11 +35,13 @@ const GPU_LADDERS: usize = 64;
 const GPU_EXCHANGE_EVERY: u32 = 20;
 /// Puzzles in flight on a GPU: 64 × 64 ladders × 16 rungs = 65,536 replicas.
 const GPU_BATCH: usize = 64;
-/// The cpu-bits ladder on Sudoku boards, from the work (sweeps × rungs) to
-/// solve hardest-class puzzles (BENCHMARKS.md): beside 64 ladders, 8 rungs
-/// need about 30 % less than 16, at the median and in the tail.
-const BITS_RUNGS: usize = 8;
-const BITS_TEMPERATURES: (f64, f64) = (0.45, 1.0);
+/// The cpu-bits ladders on Sudoku boards, from the work (sweeps × rungs) to
+/// solve hardest-class puzzles (BENCHMARKS.md). Beside 64 ladders, 8 rungs
+/// need about 30 % less than 16; on 9×9 boards one temperature (64
+/// independent chains) needs a third of the 8 rungs' work, but larger
+/// boards fail there.
+const BITS_LADDER: GeometricLadder = GeometricLadder { replicas: 8, t_min: 0.45, t_max: 1.0 };
+const BITS_SMALL_BOARDS: GeometricLadder = GeometricLadder { replicas: 1, t_min: 0.63, t_max: 0.63 };
 
 #[derive(Parser)]
 #[command(name = "sudoku-anneal", version, about = "Solve Sudoku as an Ising model by parallel tempering on the CPU or a GPU", after_help = EXIT_CODES)]
@@ -88,7 +90,8 @@ struct SettingsArgs {
     /// Seed of every random stream; the same seed gives the same result.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Replicas per ladder, one per temperature [default: 16; 8 on cpu-bits, except with --variant latin].
+    /// Replicas per ladder, one per temperature [default: 16; on cpu-bits 1 up to 9×9 boards and 8 on larger ones, except with --variant latin].
+    /// Setting any of --replicas, --t-min, --t-max, --temperatures sets the ladder for every board size.
     #[arg(long, conflicts_with = "temperatures")]
     replicas: Option<usize>,
     /// Independent ladders per puzzle [default: 1 on the cpu backend, 64 on cpu-bits and gpu].
@@ -97,10 +100,10 @@ struct SettingsArgs {
     /// Puzzles annealed at once; a finished one's slot takes the next [default: 1 on the cpu backend, 64 on the gpu backend].
     #[arg(long)]
     batch: Option<usize>,
-    /// Lowest temperature of the geometric ladder [default: 0.4; 0.45 on cpu-bits; 0.3 with --variant latin].
+    /// Lowest temperature of the geometric ladder [default: 0.4; on cpu-bits 0.63 up to 9×9 and 0.45 above; 0.3 with --variant latin].
     #[arg(long)]
     t_min: Option<f64>,
-    /// Highest temperature of the geometric ladder [default: 1.2; 1.0 on cpu-bits; 0.9 with --variant latin].
+    /// Highest temperature of the geometric ladder [default: 1.2; on cpu-bits 0.63 up to 9×9 and 1.0 above; 0.9 with --variant latin].
     #[arg(long)]
     t_max: Option<f64>,
     /// An explicit ladder instead of the geometric one: increasing temperatures, one per replica.
@@ -219,10 +222,16 @@ impl SettingsArgs {
             "cpu-bits" => LANES,
             _ => defaults.ladders,
         };
-        // Latin squares keep their own ladder: the short one is measured on Sudoku only.
+        // Latin squares keep their own ladder: the short ones are measured on Sudoku only.
         let short_ladder = backend.name() == "cpu-bits" && self.model.variant != Variant::Latin;
-        let (t_min, t_max) = if short_ladder { BITS_TEMPERATURES } else { default_temperatures(self.model.variant) };
-        let replicas = self.replicas.unwrap_or(if short_ladder { BITS_RUNGS } else { defaults.replicas });
+        let (t_min, t_max) = if short_ladder {
+            (BITS_LADDER.t_min, BITS_LADDER.t_max)
+        } else {
+            default_temperatures(self.model.variant)
+        };
+        let replicas = self.replicas.unwrap_or(if short_ladder { BITS_LADDER.replicas } else { defaults.replicas });
+        let ladder_unset =
+            self.replicas.is_none() && self.t_min.is_none() && self.t_max.is_none() && self.temperatures.is_none();
         if !(self.timeout >= 0.0 && self.timeout.is_finite()) {
             bail!("--timeout must be a number of seconds >= 0");
         }
@@ -244,6 +253,7 @@ impl SettingsArgs {
             seed: self.seed,
             reduce: self.model.reduce,
             variant: self.model.variant,
+            small_boards: (short_ladder && ladder_unset).then_some(BITS_SMALL_BOARDS),
         };
         settings.validate()?;
         Ok(fit_batch(settings, backend))
@@ -253,18 +263,19 @@ impl SettingsArgs {
 /// Fewer puzzles in flight when the batch would exceed the device's buffers
 /// (for 9×9 boards; the solver fits larger ones again).
 fn fit_batch(settings: Settings, backend: &dyn Backend) -> Settings {
-    let fitted = settings.fit_replicas(backend.max_replicas(Shape::CLASSIC));
-    if fitted.batch < settings.batch {
+    let classic = settings.for_shape(Shape::CLASSIC);
+    let fitted = classic.fit_replicas(backend.max_replicas(Shape::CLASSIC)).batch;
+    if fitted < settings.batch {
         eprintln!(
             "sudoku-anneal: --batch {} needs {} replicas; {} holds {}, so {} puzzles run at once",
             settings.batch,
-            settings.batch * settings.ladders * settings.replicas,
+            settings.batch * classic.ladders * classic.replicas,
             backend.device(),
             backend.max_replicas(Shape::CLASSIC),
-            fitted.batch
+            fitted
         );
     }
-    fitted
+    Settings { batch: fitted, ..settings }
 }
 
 fn make_backend(choice: BackendChoice) -> anyhow::Result<Box<dyn Backend>> {

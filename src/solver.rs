@@ -40,7 +40,21 @@ pub struct Settings {
     pub reduce: Reduce,
     /// The rules; the size follows from each puzzle line's length.
     pub variant: Variant,
+    /// The geometric ladder for boards of order 9 or less where it differs
+    /// from the one above; `None`: one ladder for every board.
+    pub small_boards: Option<GeometricLadder>,
 }
+
+/// Replicas per ladder and the ends of their geometric ladder.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct GeometricLadder {
+    pub replicas: usize,
+    pub t_min: f64,
+    pub t_max: f64,
+}
+
+/// The largest board order the small-board ladder applies to.
+const SMALL_BOARD_ORDER: usize = 9;
 
 fn as_seconds<S: serde::Serializer>(timeout: &Option<Duration>, serializer: S) -> std::result::Result<S::Ok, S::Error> {
     serializer.serialize_some(&timeout.map(|t| t.as_secs_f64()))
@@ -75,6 +89,7 @@ impl Default for Settings {
             seed: 0,
             reduce: Reduce::Clues,
             variant: Variant::Standard,
+            small_boards: None,
         }
     }
 }
@@ -111,7 +126,20 @@ impl Settings {
         if self.exchange_every < 1 {
             return fail("--exchange-every must be at least 1");
         }
-        Ok(())
+        match self.small_boards {
+            Some(_) => self.for_shape(Shape { n: SMALL_BOARD_ORDER, variant: self.variant }).validate(),
+            None => Ok(()),
+        }
+    }
+
+    /// The settings for boards of `shape`: the small-board ladder there, if any.
+    pub fn for_shape(&self, shape: Shape) -> Settings {
+        match self.small_boards {
+            Some(GeometricLadder { replicas, t_min, t_max }) if shape.n <= SMALL_BOARD_ORDER => {
+                Settings { replicas, t_min, t_max, temperatures: None, small_boards: None, ..self.clone() }
+            }
+            _ => Settings { small_boards: None, ..self.clone() },
+        }
     }
 
     /// The temperature ladder: the explicit one, else geometric from `t_min` to `t_max`.
@@ -230,8 +258,10 @@ pub fn solve_stream(
     mut emit: impl FnMut(Entry, Outcome) -> Result<()>,
     stop: impl Fn() -> bool,
 ) -> Result<()> {
-    let per_slot = settings.ladders * settings.replicas;
-    let ladder = settings.ladder();
+    // The settings for the board shape the batch holds, and what follows from them.
+    let mut shaped = settings.for_shape(Shape::CLASSIC);
+    let mut per_slot = shaped.ladders * shaped.replicas;
+    let mut ladder = shaped.ladder();
     let mut intake = Intake { entries: entries.fuse(), read: 0, done: false, error: None };
     let mut slots: Vec<Option<Active>> = (0..settings.batch).map(|_| None).collect();
     // The board shape the batch holds (one at a time).
@@ -255,7 +285,7 @@ pub fn solve_stream(
         let mut bank = banks[b].clone();
         if in_flight[b] {
             in_flight[b] = false;
-            collect(bank.clone(), &counts[bank.clone()], &mut slots, settings, backend, &mut pending)?;
+            collect(bank.clone(), &counts[bank.clone()], &mut slots, &shaped, backend, &mut pending)?;
         }
         let mut empty: VecDeque<usize> = bank.clone().filter(|&slot| slots[slot].is_none()).collect();
         while !stopping && !empty.is_empty() {
@@ -272,8 +302,12 @@ pub fn solve_stream(
                 if slots.iter().any(Option::is_some) {
                     break;
                 }
-                usable = settings.fit_replicas(backend.max_replicas(shape)).batch;
-                let layout = Layout { shape, slots: usable, replicas_per_slot: per_slot, rungs: settings.replicas };
+                shaped = settings.for_shape(shape);
+                per_slot = shaped.ladders * shaped.replicas;
+                ladder = shaped.ladder();
+                rung_of_replica = vec![0; settings.batch * per_slot];
+                usable = shaped.fit_replicas(backend.max_replicas(shape)).batch;
+                let layout = Layout { shape, slots: usable, replicas_per_slot: per_slot, rungs: shaped.replicas };
                 backend.configure(layout)?;
                 configured = Some(shape);
                 banks = split(usable, backend.overlaps_host_work());
@@ -284,9 +318,9 @@ pub fn solve_stream(
             }
             let (slot, Ready { sequence, entry, model, prepare_time }) =
                 (empty.pop_front().expect("checked above"), ready.pop_front().expect("checked above"));
-            backend.load(slot, &Problem::new(&model, &ladder, settings.seed))?;
+            backend.load(slot, &Problem::new(&model, &ladder, shaped.seed))?;
             let exchanges =
-                (0..settings.ladders as u32).map(|index| Exchange::new(&ladder, settings.seed, index)).collect();
+                (0..shaped.ladders as u32).map(|index| Exchange::new(&ladder, shaped.seed, index)).collect();
             // Its clock counts the preparation it already had.
             let started = Instant::now().checked_sub(prepare_time).unwrap_or_else(Instant::now);
             slots[slot] = Some(Active { sequence, entry, model, exchanges, sweeps: 0, started });
@@ -303,9 +337,9 @@ pub fn solve_stream(
             let (rungs, counts) = (&mut rung_of_replica[replicas], &mut counts[bank.clone()]);
             rungs.par_chunks_mut(per_slot).zip(&mut *counts).zip(&slots[bank.clone()]).for_each(
                 |((rungs, count), active)| {
-                    *count = active.as_ref().map_or(0, |a| settings.exchange_every.min(settings.max_sweeps - a.sweeps));
+                    *count = active.as_ref().map_or(0, |a| shaped.exchange_every.min(shaped.max_sweeps - a.sweeps));
                     if let Some(active) = active {
-                        for (rungs, exchange) in rungs.chunks_mut(settings.replicas).zip(&active.exchanges) {
+                        for (rungs, exchange) in rungs.chunks_mut(shaped.replicas).zip(&active.exchanges) {
                             rungs.copy_from_slice(&exchange.rung_of_replica);
                         }
                     }

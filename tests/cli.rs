@@ -177,6 +177,29 @@ fn an_explicit_ladder_replaces_the_geometric_one() {
     }
 }
 
+/// cpu-bits anneals 9×9 boards at one temperature and larger ones on its
+/// ladder, also when sizes mix in one input; a ladder flag sets every size.
+#[test]
+fn cpu_bits_picks_its_ladder_by_board_size() {
+    let sixteen = std::fs::read_to_string(example("16x16.txt")).unwrap();
+    let sixteen = sixteen.lines().find(|l| !l.starts_with('#')).unwrap();
+    let sweeps = |flags: &[&str], input: &str| -> Vec<u64> {
+        let args = [&["solve", "--backend", "cpu-bits", "--format", "jsonl", "--seed", "1"], flags, &["-"]].concat();
+        let out = run(&args, input);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        stdout_lines(&out)
+            .iter()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["sweeps"].as_u64().unwrap())
+            .collect()
+    };
+    let mixed = sweeps(&[], &format!("{INKALA}\n{sixteen}\n"));
+    let one_temperature = ["--replicas", "1", "--t-min", "0.63", "--t-max", "0.63"];
+    let ladder = ["--replicas", "8", "--t-min", "0.45", "--t-max", "1.0"];
+    assert_eq!(mixed, [sweeps(&one_temperature, INKALA), sweeps(&ladder, sixteen)].concat());
+    assert_ne!(sweeps(&ladder, INKALA), sweeps(&one_temperature, INKALA));
+    assert_eq!(sweeps(&["--replicas", "8"], INKALA), sweeps(&ladder, INKALA));
+}
+
 /// The solution's spins in the exported variable order, 0/1.
 fn solution_spins(variables: &[(u64, u64)]) -> Vec<i64> {
     let solution = exact_solve(&grid(INKALA)).unwrap();
