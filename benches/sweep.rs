@@ -97,6 +97,26 @@ fn cpu_backends_one_thread(c: &mut Criterion) {
     group.finish();
 }
 
+/// cpu-bits at its 9×9 default, one thread: one word of 64 chains at
+/// T = 0.63, warmed up to that temperature's typical acceptance.
+fn cpu_bits_one_temperature(c: &mut Criterion) {
+    let model = inkala(Reduce::Clues);
+    let ladder = Ladder { temperatures: vec![0.63] };
+    let layout = Layout { shape: Shape::CLASSIC, slots: 1, replicas_per_slot: LANES, rungs: 1 };
+    let rungs = vec![0; LANES];
+    let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let mut backend = BitslicedBackend::new();
+    backend.configure(layout).unwrap();
+    backend.load(0, &Problem::new(&model, &ladder, 1)).unwrap();
+    one_thread.install(|| backend.sweep(&rungs, &[2_000]).unwrap());
+    let mut group = c.benchmark_group("cpu_bits_one_temperature");
+    group.throughput(Throughput::Elements(SWEEPS as u64 * model.len() as u64 * LANES as u64));
+    group.bench_function(BenchmarkId::new("cpu-bits", "inkala, 64 chains, T=0.63"), |b| {
+        b.iter(|| one_thread.install(|| backend.sweep(&rungs, &[SWEEPS]).unwrap()))
+    });
+    group.finish();
+}
+
 /// The GPU sweep kernel with many replicas (default 65,536, as 64 slots of
 /// one puzzle). Skipped without a hardware adapter; setting GPU_BENCH_REPLICAS
 /// (lower, e.g. 1024) allows a software one, whose setup alone would take
@@ -137,5 +157,12 @@ fn gpu_sweep(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cpu_sweep_one_thread, cpu_backend_all_threads, cpu_backends_one_thread, gpu_sweep);
+criterion_group!(
+    benches,
+    cpu_sweep_one_thread,
+    cpu_backend_all_threads,
+    cpu_backends_one_thread,
+    cpu_bits_one_temperature,
+    gpu_sweep
+);
 criterion_main!(benches);
