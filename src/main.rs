@@ -186,6 +186,13 @@ struct ExportArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The solver's thread is a worker of the pool, so the CPU backends'
+    // parallel sweeps start on it instead of waking another thread and
+    // sleeping until it is done.
+    if let Err(err) = rayon::ThreadPoolBuilder::new().use_current_thread().build_global() {
+        eprintln!("sudoku-anneal: error: cannot start the thread pool: {err}");
+        return ExitCode::from(2);
+    }
     match run(cli) {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
