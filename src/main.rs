@@ -97,7 +97,7 @@ struct SettingsArgs {
     /// Independent ladders per puzzle [default: 1 on the cpu backend, 64 on cpu-bits and gpu].
     #[arg(long)]
     ladders: Option<usize>,
-    /// Puzzles annealed at once; a finished one's slot takes the next [default: 1 on the cpu backend, 64 on the gpu backend].
+    /// Puzzles annealed at once; a finished one's slot takes the next [default: 1 on the cpu backend, one per thread on cpu-bits, 64 on the gpu backend].
     #[arg(long)]
     batch: Option<usize>,
     /// Lowest temperature of the geometric ladder [default: 0.4; on cpu-bits 0.63 up to 9×9 and 0.45 above; 0.3 with --variant latin].
@@ -224,10 +224,12 @@ impl SettingsArgs {
     /// The settings for one backend: unset flags take its defaults.
     fn resolve(&self, backend: &dyn Backend) -> anyhow::Result<Settings> {
         let (on_gpu, defaults) = (backend.name() == "gpu", Settings::default());
-        let default_ladders = match backend.name() {
-            "gpu" => GPU_LADDERS,
-            "cpu-bits" => LANES,
-            _ => defaults.ladders,
+        // cpu-bits anneals a 9×9 puzzle in one word, on one thread: a puzzle
+        // per thread keeps every core busy, and results do not depend on the batch.
+        let (default_ladders, default_batch) = match backend.name() {
+            "gpu" => (GPU_LADDERS, GPU_BATCH),
+            "cpu-bits" => (LANES, rayon::current_num_threads()),
+            _ => (defaults.ladders, defaults.batch),
         };
         // Latin squares keep their own ladder: the short ones are measured on Sudoku only.
         let short_ladder = backend.name() == "cpu-bits" && self.model.variant != Variant::Latin;
@@ -245,7 +247,7 @@ impl SettingsArgs {
         let settings = Settings {
             replicas: self.temperatures.as_ref().map_or(replicas, Vec::len),
             ladders: self.ladders.unwrap_or(default_ladders),
-            batch: self.batch.unwrap_or(if on_gpu { GPU_BATCH } else { defaults.batch }),
+            batch: self.batch.unwrap_or(default_batch),
             // An explicit ladder's ends, so that reports show them.
             t_min: self.temperatures.as_ref().and_then(|l| l.first().copied()).or(self.t_min).unwrap_or(t_min),
             t_max: self.temperatures.as_ref().and_then(|l| l.last().copied()).or(self.t_max).unwrap_or(t_max),
