@@ -37,9 +37,8 @@ const GPU_EXCHANGE_EVERY: u32 = 20;
 const GPU_BATCH: usize = 64;
 /// The cpu-bits ladders on Sudoku boards, from the work (sweeps × rungs) to
 /// solve hardest-class puzzles (BENCHMARKS.md). Beside 64 ladders, 8 rungs
-/// need about 30 % less than 16; on 9×9 boards one temperature (64
-/// independent chains) needs a third of the 8 rungs' work, but larger
-/// boards fail there.
+/// need about 30 % less than 16; on 9×9 boards one temperature (independent
+/// chains) needs a third of the 8 rungs' work, but larger boards fail there.
 const BITS_LADDER: GeometricLadder = GeometricLadder { replicas: 8, t_min: 0.45, t_max: 1.0 };
 const BITS_SMALL_BOARDS: GeometricLadder = GeometricLadder { replicas: 1, t_min: 0.63, t_max: 0.63 };
 
@@ -67,7 +66,7 @@ enum Command {
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum BackendChoice {
     Cpu,
-    /// The CPU with 64 ladders in the bits of each machine word (multi-spin coding).
+    /// The CPU with 128 ladders in the bits of each SSE2 register (multi-spin coding).
     CpuBits,
     Gpu,
     /// A hardware GPU if there is one, else the CPU.
@@ -94,7 +93,7 @@ struct SettingsArgs {
     /// Setting any of --replicas, --t-min, --t-max, --temperatures sets the ladder for every board size.
     #[arg(long, conflicts_with = "temperatures")]
     replicas: Option<usize>,
-    /// Independent ladders per puzzle [default: 1 on the cpu backend, 64 on cpu-bits and gpu].
+    /// Independent ladders per puzzle [default: 1 on the cpu backend, 128 on cpu-bits, 64 on gpu].
     #[arg(long)]
     ladders: Option<usize>,
     /// Puzzles annealed at once; a finished one's slot takes the next [default: 1 on the cpu backend, one per thread on cpu-bits, 64 on the gpu backend].

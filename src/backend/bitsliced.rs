@@ -1,30 +1,31 @@
-//! The bit-sliced CPU backend: 64 ladders of one puzzle anneal in the bits
-//! of machine words (multi-spin coding).
+//! The bit-sliced CPU backend: 128 ladders of one puzzle anneal in the bits
+//! of a lane mask, two machine words that SSE2 handles as one (multi-spin
+//! coding; `mask.rs`).
 //!
-//! For each rung of a slot there is one *group*: spin `i` of the 64 ladders
-//! at that rung is the word `spins[i]` (bit l = ladder l), and each
-//! constraint total is a 64-lane binary number stored as bit planes:
+//! For each rung of a slot there is one *group*: spin `i` of the 128 ladders
+//! at that rung is the mask `spins[i]` (lane l = ladder l), and each
+//! constraint total is a 128-lane binary number stored as bit planes:
 //!
 //! ```text
 //!   totals[P·k + p]  = bit p of t_k, ladder l in bit l        (P = 4 or 5 planes)
 //! ```
 //!
-//! An attempt on spin i for all 64 ladders adds its constraints' totals with
+//! An attempt on spin i for all 128 ladders adds its constraints' totals with
 //! a bit-sliced adder (S = Σ_{k∋i} t_k, its own 1 included when set), and
 //! with c constraints the flip is uphill where `x = 0 and 2S > c` or
 //! `x = 1 and 2S < 3c` (ΔE = 2S − c, resp. 3c − 2S; model.rs). Moves with
 //! ΔE ≤ 0 are accepted in every ladder at once. Uphill ladders are accepted
 //! exactly when a uniform u32 of their own is below the threshold of their
-//! ΔE (`Ladder::thresholds`), and the 64 comparisons run bit-sliced too:
-//! one random word gives every ladder its next bit, from the top, and a
+//! ΔE (`Ladder::thresholds`), and the 128 comparisons run bit-sliced too:
+//! one random mask gives every ladder its next bit, from the top, and a
 //! ladder is decided at the first bit where its number and its threshold
-//! differ, so a word costs about log2(64) + 2 random words, fewer at cold
+//! differ, so a mask costs about log2(128) + 2 random ones, fewer at cold
 //! rungs, where thresholds start with zero bits. The threshold bits come
 //! from three ΔE classes: v (the smallest uphill value, 1 or 2), v + 2, and
 //! ≥ v + 4 tried at p(v + 4), each ladder it accepts then kept with
 //! probability p(ΔE)/p(v + 4) (rare: p(v + 4) ≤ e^−4 on every default rung).
 //!
-//! Exchange permutes states here, not temperatures: a group's word holds
+//! Exchange permutes states here, not temperatures: a group's mask holds
 //! one rung, so when the host's map moves a ladder's replica to another
 //! rung, its bits move to that rung's group (masked swaps between adjacent
 //! groups). The backend keeps which replica sits where, so the host sees
@@ -44,9 +45,10 @@ use super::{Backend, Layout, Problem};
 use crate::error::{Error, Result};
 use crate::grid::Shape;
 use crate::rng::{stream_key, sweep_key, WyRand};
+use mask::Mask;
+pub use mask::LANES;
 
-/// Ladders per word.
-pub const LANES: usize = 64;
+mod mask;
 
 /// The smallest uphill ΔE of a spin in `c` constraints (ΔE has c's parity).
 fn smallest_uphill(c: usize) -> usize {
@@ -63,7 +65,7 @@ const CLASSES: usize = 3;
 struct RungTables {
     /// `bits[v − 1][r][class]`: all ones where bit 31 − r of the class's
     /// threshold is set, all zeros where it is clear.
-    bits: [[[u64; CLASSES]; 32]; 2],
+    bits: [[[Mask; CLASSES]; 32]; 2],
     /// `zero_rounds[v − 1]`: the leading bits clear in every class's threshold.
     zero_rounds: [usize; 2],
     /// `ratio[ΔE]` = p(ΔE)/p(v + 4) · 2^32 for ΔE ≥ v + 4 of v's parity.
@@ -75,7 +77,7 @@ impl RungTables {
         let threshold = |delta: usize| thresholds.get(delta).copied().unwrap_or(0) as u64;
         let of_classes = |v: usize| -> [u64; CLASSES] { std::array::from_fn(|class| threshold(v + 2 * class)) };
         let bits = std::array::from_fn(|i| {
-            std::array::from_fn(|r| of_classes(i + 1).map(|t| if t >> (31 - r) & 1 == 1 { !0 } else { 0 }))
+            std::array::from_fn(|r| of_classes(i + 1).map(|t| Mask::splat(t >> (31 - r) & 1 == 1)))
         });
         let zero_rounds = std::array::from_fn(|i| {
             (of_classes(i + 1).iter().fold(0, |acc, &t| acc | t) as u32).leading_zeros() as usize
@@ -94,20 +96,21 @@ impl RungTables {
     }
 }
 
-/// The 64 ladders' states at one rung.
+/// The ladders' states at one rung.
 #[derive(Debug, Clone)]
 struct Group {
-    spins: Vec<u64>,
-    totals: Vec<u64>,
+    spins: Vec<Mask>,
+    totals: Vec<Mask>,
     stream: u32,
 }
 
 /// Masks of the ladders where the bit-sliced number `planes` is at least `m`.
-fn at_least(planes: &[u64], m: usize) -> u64 {
+#[inline(always)]
+fn at_least(planes: &[Mask], m: usize) -> Mask {
     if m >= 1 << planes.len() {
-        return 0;
+        return Mask::ZERO;
     }
-    let (mut greater, mut equal) = (0u64, !0u64);
+    let (mut greater, mut equal) = (Mask::ZERO, Mask::ONES);
     for (p, &plane) in planes.iter().enumerate().rev() {
         if m >> p & 1 == 1 {
             equal &= plane;
@@ -120,16 +123,24 @@ fn at_least(planes: &[u64], m: usize) -> u64 {
 }
 
 /// Masks of the ladders where the bit-sliced number `planes` equals `m`.
-fn equals(planes: &[u64], m: usize) -> u64 {
+#[inline(always)]
+fn equals(planes: &[Mask], m: usize) -> Mask {
     if m >= 1 << planes.len() {
-        return 0;
+        return Mask::ZERO;
     }
-    planes.iter().enumerate().fold(!0, |acc, (p, &plane)| acc & if m >> p & 1 == 1 { plane } else { !plane })
+    planes.iter().enumerate().fold(Mask::ONES, |acc, (p, &plane)| acc & if m >> p & 1 == 1 { plane } else { !plane })
+}
+
+/// Masks of the ladders whose flip costs `delta`, for spins `x` in `c`
+/// constraints whose totals add up to `sum`.
+#[inline(always)]
+fn uphill_by(x: Mask, sum: &[Mask], c: usize, delta: usize) -> Mask {
+    (!x & equals(sum, (c + delta) / 2)) | (x & equals(sum, (3 * c - delta) / 2))
 }
 
 /// The value of ladder `lane` in the bit-sliced number `planes`.
-fn lane_value(planes: &[u64], lane: u32) -> usize {
-    planes.iter().enumerate().map(|(p, &plane)| ((plane >> lane & 1) as usize) << p).sum()
+fn lane_value(planes: &[Mask], lane: usize) -> usize {
+    planes.iter().enumerate().map(|(p, &plane)| usize::from(plane.has(lane)) << p).sum()
 }
 
 /// One colour-class sweep of one group. `W` constraints per spin, `P`
@@ -144,12 +155,12 @@ fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usi
     let (spin_constraints, _) = model.spin_constraints.as_chunks::<W>();
     let (totals, _) = group.totals.as_chunks_mut::<P>();
     for (spin, constraints) in group.spins.iter_mut().zip(spin_constraints) {
-        let mut sum = [0u64; S];
+        let mut sum = [Mask::ZERO; S];
         for &k in constraints {
             let total = &totals[k as usize];
-            let mut carry = 0;
+            let mut carry = Mask::ZERO;
             for p in 0..S {
-                let (a, b) = (sum[p], if p < P { total[p] } else { 0 });
+                let (a, b) = (sum[p], if p < P { total[p] } else { Mask::ZERO });
                 sum[p] = a ^ b ^ carry;
                 carry = (a & b) | (carry & (a ^ b));
             }
@@ -159,20 +170,16 @@ fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usi
         // x = 0: ΔE = 2S − c; x = 1: ΔE = 3c − 2S.
         let uphill = (!x & at_least(&sum, c / 2 + 1)) | (x & !at_least(&sum, (3 * c).div_ceil(2)));
         let v = smallest_uphill(c);
-        let of_delta = |delta: usize| (!x & equals(&sum, (c + delta) / 2)) | (x & equals(&sum, (3 * c - delta) / 2));
-        let (at_v, at_v2) = (of_delta(v), of_delta(v + 2));
+        let (at_v, at_v2) = (uphill_by(x, &sum, c, v), uphill_by(x, &sum, c, v + 2));
         let classes = [at_v, at_v2, uphill & !at_v & !at_v2];
         let below = below_thresholds(classes, &tables.bits[v - 1], tables.zero_rounds[v - 1], &mut random);
         let mut accepted = !uphill | (below & (at_v | at_v2));
         // Those with ΔE > v + 4 were tried at p(v + 4): keep each with p(ΔE)/p(v + 4).
-        let mut hits = below & classes[2];
-        while hits != 0 {
-            let lane = hits.trailing_zeros();
-            hits &= hits - 1;
+        for lane in (below & classes[2]).lanes() {
             let s = lane_value(&sum, lane);
-            let delta = if x >> lane & 1 == 0 { 2 * s - c } else { 3 * c - 2 * s };
+            let delta = if x.has(lane) { 3 * c - 2 * s } else { 2 * s - c };
             if random.next_u64() >> 32 < tables.ratio[delta] {
-                accepted |= 1 << lane;
+                accepted |= Mask::lane(lane);
             }
         }
         let (on, off) = (accepted & !x, accepted & x);
@@ -192,32 +199,33 @@ fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usi
 /// Rounds after the leading zero ones that run without asking whether every
 /// ladder is decided: a few ladders are usually left by then, and a loop
 /// exit the branch predictor cannot foresee costs more than the rounds it
-/// would save (BENCHMARKS.md: +9 % attempts/s at one temperature).
-const UNCHECKED_ROUNDS: usize = 4;
+/// would save (BENCHMARKS.md: 6 measured best for 128 ladders at one
+/// temperature, 3–10 tried).
+const UNCHECKED_ROUNDS: usize = 6;
 
 /// The ladders of `classes` whose uniform u32 is below their class's
 /// threshold. Every ladder's number is compared bit by bit from the top,
-/// 64 ladders per random word, until every ladder has met a bit where its
-/// number and its threshold differ (about log2(ladders) + 2 words).
+/// a random mask per round, until every ladder has met a bit where its
+/// number and its threshold differ (about log2(ladders) + 2 masks).
 fn below_thresholds(
-    classes: [u64; CLASSES],
-    bits: &[[u64; CLASSES]; 32],
+    classes: [Mask; CLASSES],
+    bits: &[[Mask; CLASSES]; 32],
     zero_rounds: usize,
     random: &mut WyRand,
-) -> u64 {
-    let (mut undecided, mut below) = (classes.iter().fold(0, |acc, &m| acc | m), 0);
+) -> Mask {
+    let (mut undecided, mut below) = (classes.iter().fold(Mask::ZERO, |acc, &m| acc | m), Mask::ZERO);
     for _ in 0..zero_rounds {
-        if undecided == 0 {
-            return 0;
+        if undecided.is_zero() {
+            return Mask::ZERO;
         }
-        undecided &= !random.next_u64();
+        undecided &= !Mask::random(random);
     }
     for (round, row) in bits[zero_rounds..].iter().enumerate() {
-        if round >= UNCHECKED_ROUNDS && undecided == 0 {
+        if round >= UNCHECKED_ROUNDS && undecided.is_zero() {
             break;
         }
-        let threshold = classes.iter().zip(row).fold(0, |acc, (&class, &bit)| acc | (class & bit));
-        let draw = random.next_u64();
+        let threshold = classes.iter().zip(row).fold(Mask::ZERO, |acc, (&class, &bit)| acc | (class & bit));
+        let draw = Mask::random(random);
         below |= undecided & threshold & !draw;
         undecided &= !(threshold ^ draw);
     }
@@ -239,35 +247,32 @@ fn sweep(model: &CpuModel, planes: usize, group: &mut Group, tables: &RungTables
     }
 }
 
-/// Energies of a group's 64 ladders: Σ_k (1 − t_k)² over the real
+/// Energies of a group's ladders: Σ_k (1 − t_k)² over the real
 /// constraints (all but the last, the padding one).
 fn group_energies(group: &Group, planes: usize) -> [i32; LANES] {
     let constraints = group.totals.len() / planes - 1;
     let mut energies = [0i32; LANES];
     // Constraints with t = 0 or 2 add 1: counted bit-sliced, in `count`.
-    let mut count = [0u64; 12];
+    let mut count = [Mask::ZERO; 12];
     for total in group.totals.chunks_exact(planes).take(constraints) {
-        let high = total[1..].iter().fold(0, |acc, &p| acc | p);
+        let high = total[1..].iter().fold(Mask::ZERO, |acc, &p| acc | p);
         let one = total[0] & !high;
         let zero = !total[0] & !high;
-        let two = !total[0] & total[1] & !total[2..].iter().fold(0, |acc, &p| acc | p);
+        let two = !total[0] & total[1] & !total[2..].iter().fold(Mask::ZERO, |acc, &p| acc | p);
         let mut carry = zero | two;
         for plane in count.iter_mut() {
-            if carry == 0 {
+            if carry.is_zero() {
                 break;
             }
             (*plane, carry) = (*plane ^ carry, *plane & carry);
         }
-        let mut larger = !(one | zero | two);
-        while larger != 0 {
-            let lane = larger.trailing_zeros();
-            larger &= larger - 1;
+        for lane in (!(one | zero | two)).lanes() {
             let t = lane_value(total, lane) as i32;
-            energies[lane as usize] += (t - 1) * (t - 1);
+            energies[lane] += (t - 1) * (t - 1);
         }
     }
     for (lane, energy) in energies.iter_mut().enumerate() {
-        *energy += lane_value(&count, lane as u32) as i32;
+        *energy += lane_value(&count, lane) as i32;
     }
     energies
 }
@@ -279,7 +284,7 @@ struct Slot {
     /// Bit planes per constraint total.
     planes: usize,
     tables: Vec<RungTables>,
-    /// `groups[rung · words + w]` holds ladders 64w .. 64w + 63 at `rung`.
+    /// `groups[rung · masks + m]` holds ladders LANES·m .. LANES·(m + 1) − 1 at `rung`.
     groups: Vec<Group>,
     /// `replica_at[ladder][rung]`: which replica of the ladder the groups hold at that rung.
     replica_at: Vec<Vec<u32>>,
@@ -290,26 +295,26 @@ impl Slot {
     /// Moves states between groups until ladder l's replica r sits at rung
     /// `rung_of_replica[l · rungs + r]` (odd-even transposition sort with
     /// masked swaps; one exchange round needs one pass).
-    fn arrange(&mut self, rung_of_replica: &[u32], rungs: usize, words: usize) {
+    fn arrange(&mut self, rung_of_replica: &[u32], rungs: usize, masks: usize) {
         let wanted = |ladder: usize, replica: u32| rung_of_replica[ladder * rungs + replica as usize];
         let mut quiet_passes = 0;
         let mut pass = 0;
         while quiet_passes < 2 && rungs > 1 {
             let mut moved = false;
             for low in (pass % 2..rungs - 1).step_by(2) {
-                for w in 0..words {
-                    let mut mask = 0u64;
+                for w in 0..masks {
+                    let mut mask = Mask::ZERO;
                     for (lane, ladder) in (w * LANES..((w + 1) * LANES).min(self.replica_at.len())).enumerate() {
                         let at = &mut self.replica_at[ladder];
                         if wanted(ladder, at[low]) > wanted(ladder, at[low + 1]) {
                             at.swap(low, low + 1);
-                            mask |= 1 << lane;
+                            mask |= Mask::lane(lane);
                         }
                     }
-                    if mask != 0 {
+                    if !mask.is_zero() {
                         moved = true;
-                        let (lower, upper) = self.groups.split_at_mut((low + 1) * words + w);
-                        swap_lanes(&mut lower[low * words + w], &mut upper[0], mask);
+                        let (lower, upper) = self.groups.split_at_mut((low + 1) * masks + w);
+                        swap_lanes(&mut lower[low * masks + w], &mut upper[0], mask);
                     }
                 }
             }
@@ -320,9 +325,9 @@ impl Slot {
 }
 
 /// Exchanges the states of the ladders in `mask` between two groups.
-fn swap_lanes(a: &mut Group, b: &mut Group, mask: u64) {
-    let words = a.spins.iter_mut().chain(a.totals.iter_mut()).zip(b.spins.iter_mut().chain(b.totals.iter_mut()));
-    for (x, y) in words {
+fn swap_lanes(a: &mut Group, b: &mut Group, mask: Mask) {
+    let masks = a.spins.iter_mut().chain(a.totals.iter_mut()).zip(b.spins.iter_mut().chain(b.totals.iter_mut()));
+    for (x, y) in masks {
         let differ = (*x ^ *y) & mask;
         *x ^= differ;
         *y ^= differ;
@@ -346,8 +351,8 @@ impl BitslicedBackend {
         self.layout.ok_or_else(|| Error::Internal("the bit-sliced backend was used before configure".into()))
     }
 
-    /// Ladders per slot and words per rung.
-    fn ladders_and_words(layout: &Layout) -> (usize, usize) {
+    /// Ladders per slot and masks per rung.
+    fn ladders_and_masks(layout: &Layout) -> (usize, usize) {
         let ladders = layout.replicas_per_slot / layout.rungs;
         (ladders, ladders.div_ceil(LANES))
     }
@@ -359,7 +364,7 @@ impl Backend for BitslicedBackend {
     }
 
     fn device(&self) -> String {
-        format!("{} threads, {LANES} ladders per word", rayon::current_num_threads())
+        format!("{} threads, {LANES} ladders per mask", rayon::current_num_threads())
     }
 
     fn max_replicas(&self, _shape: Shape) -> usize {
@@ -381,22 +386,22 @@ impl Backend for BitslicedBackend {
 
     fn load(&mut self, slot: usize, problem: &Problem) -> Result<()> {
         let layout = self.layout()?;
-        let (ladders, words) = Self::ladders_and_words(&layout);
+        let (ladders, masks) = Self::ladders_and_masks(&layout);
         let model = CpuModel::new(problem.model);
         let geometry = problem.model.geometry();
         let planes = if geometry.n < 16 { 4 } else { 5 };
         let constraints = geometry.constraints;
         let tables = (0..layout.rungs).map(|rung| RungTables::new(problem.thresholds_at(rung))).collect();
         // Totals of the all-zero state in every ladder, padding included.
-        let mut totals = vec![0u64; (constraints + 1) * planes];
+        let mut totals = vec![Mask::ZERO; (constraints + 1) * planes];
         for (k, &ones) in model.fixed_ones.iter().enumerate() {
             for p in 0..planes {
-                totals[k * planes + p] = if ones >> p & 1 == 1 { !0 } else { 0 };
+                totals[k * planes + p] = Mask::splat(ones >> p & 1 == 1);
             }
         }
-        let groups = (0..layout.rungs * words)
+        let groups = (0..layout.rungs * masks)
             .map(|g| Group {
-                spins: vec![0; problem.model.len()],
+                spins: vec![Mask::ZERO; problem.model.len()],
                 totals: totals.clone(),
                 stream: stream_key(problem.seed, g as u32),
             })
@@ -419,7 +424,7 @@ impl Backend for BitslicedBackend {
 
     fn submit(&mut self, slots: Range<usize>, rung_of_replica: &[u32], counts: &[u32]) -> Result<()> {
         let layout = self.layout()?;
-        let (ladders, words) = Self::ladders_and_words(&layout);
+        let (ladders, masks) = Self::ladders_and_masks(&layout);
         let per_slot = layout.replicas_per_slot;
         let energies = &mut self.energies[slots.start * per_slot..slots.end * per_slot];
         self.slots[slots]
@@ -429,7 +434,7 @@ impl Backend for BitslicedBackend {
             .zip(counts)
             .for_each(|(((slot, rung_of_replica), energies), &count)| {
                 let Some(slot) = slot else { return };
-                slot.arrange(rung_of_replica, layout.rungs, words);
+                slot.arrange(rung_of_replica, layout.rungs, masks);
                 let first = slot.sweeps_done;
                 let (model, planes, tables) = (&slot.model, slot.planes, &slot.tables);
                 let group_energies: Vec<[i32; LANES]> = slot
@@ -438,7 +443,7 @@ impl Backend for BitslicedBackend {
                     .enumerate()
                     .map(|(g, group)| {
                         for s in first..first + count {
-                            sweep(model, planes, group, &tables[g / words], s);
+                            sweep(model, planes, group, &tables[g / masks], s);
                         }
                         group_energies(group, planes)
                     })
@@ -447,7 +452,7 @@ impl Backend for BitslicedBackend {
                 for ladder in 0..ladders {
                     for (rung, &replica) in slot.replica_at[ladder].iter().enumerate() {
                         energies[ladder * layout.rungs + replica as usize] =
-                            group_energies[rung * words + ladder / LANES][ladder % LANES];
+                            group_energies[rung * masks + ladder / LANES][ladder % LANES];
                     }
                 }
             });
@@ -461,7 +466,7 @@ impl Backend for BitslicedBackend {
 
     fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
         let layout = self.layout()?;
-        let (_, words) = Self::ladders_and_words(&layout);
+        let (_, masks) = Self::ladders_and_masks(&layout);
         replicas
             .iter()
             .map(|&r| {
@@ -474,8 +479,8 @@ impl Backend for BitslicedBackend {
                     .iter()
                     .position(|&at| at as usize == replica)
                     .expect("every replica has a rung");
-                let group = &slot.groups[rung * words + ladder / LANES];
-                Ok(group.spins.iter().map(|&word| (word >> (ladder % LANES) & 1) as u8).collect())
+                let group = &slot.groups[rung * masks + ladder / LANES];
+                Ok(group.spins.iter().map(|&mask| u8::from(mask.has(ladder % LANES))).collect())
             })
             .collect()
     }

@@ -1,0 +1,112 @@
+//! One bit per ladder, over two 64-bit words: 128 ladders in one SSE2
+//! register (baseline x86-64), so each bitwise operation of a sweep serves
+//! twice the ladders of a `u64` at about the same cost.
+
+use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
+
+use crate::rng::WyRand;
+
+use wide::u64x2;
+
+/// Ladders per mask.
+pub const LANES: usize = 128;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mask(u64x2);
+
+impl Mask {
+    pub const ZERO: Mask = Mask(u64x2::ZERO);
+    pub const ONES: Mask = Mask(u64x2::MAX);
+
+    /// Every lane `set`.
+    pub fn splat(set: bool) -> Mask {
+        if set {
+            Mask::ONES
+        } else {
+            Mask::ZERO
+        }
+    }
+
+    fn words(self) -> [u64; 2] {
+        self.0.to_array()
+    }
+
+    /// Only `lane`.
+    pub fn lane(lane: usize) -> Mask {
+        let mut words = [0; 2];
+        words[lane / 64] = 1 << (lane % 64);
+        Mask(u64x2::new(words))
+    }
+
+    /// Every lane a fair coin.
+    pub fn random(random: &mut WyRand) -> Mask {
+        Mask(u64x2::new([random.next_u64(), random.next_u64()]))
+    }
+
+    pub fn is_zero(self) -> bool {
+        let [a, b] = self.words();
+        a | b == 0
+    }
+
+    pub fn has(self, lane: usize) -> bool {
+        self.words()[lane / 64] >> (lane % 64) & 1 == 1
+    }
+
+    /// The lanes set, in increasing order.
+    pub fn lanes(self) -> impl Iterator<Item = usize> {
+        self.words().into_iter().enumerate().flat_map(|(w, mut word)| {
+            std::iter::from_fn(move || {
+                (word != 0).then(|| {
+                    let bit = word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    64 * w + bit
+                })
+            })
+        })
+    }
+}
+
+macro_rules! lanewise {
+    ($trait:ident, $method:ident, $assign_trait:ident, $assign:ident, $op:tt) => {
+        impl $trait for Mask {
+            type Output = Mask;
+            #[inline(always)]
+            fn $method(self, other: Mask) -> Mask {
+                Mask(self.0 $op other.0)
+            }
+        }
+        impl $assign_trait for Mask {
+            #[inline(always)]
+            fn $assign(&mut self, other: Mask) {
+                *self = *self $op other;
+            }
+        }
+    };
+}
+
+lanewise!(BitAnd, bitand, BitAndAssign, bitand_assign, &);
+lanewise!(BitOr, bitor, BitOrAssign, bitor_assign, |);
+lanewise!(BitXor, bitxor, BitXorAssign, bitxor_assign, ^);
+
+impl Not for Mask {
+    type Output = Mask;
+    #[inline(always)]
+    fn not(self) -> Mask {
+        Mask(!self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lanes_round_trip_across_words() {
+        let picked = [0, 5, 63, 64, 100, LANES - 1];
+        let mask = picked.iter().fold(Mask::ZERO, |acc, &lane| acc | Mask::lane(lane));
+        assert_eq!(mask.lanes().collect::<Vec<_>>(), picked);
+        assert!((0..LANES).all(|lane| mask.has(lane) == picked.contains(&lane)));
+        assert_eq!(!mask & mask, Mask::ZERO);
+        assert!((mask ^ mask).is_zero() && !mask.is_zero());
+    }
+}
