@@ -73,7 +73,7 @@ fn cpu_backend_all_threads(c: &mut Criterion) {
 }
 
 /// The scalar and the bit-sliced backend on the same work, one thread:
-/// 64 ladders of the default 16 rungs (one word per rung when bit-sliced).
+/// 128 ladders of the default 16 rungs (one lane mask per rung when bit-sliced).
 fn cpu_backends_one_thread(c: &mut Criterion) {
     let settings = Settings::default();
     let model = inkala(Reduce::Clues);
@@ -97,7 +97,7 @@ fn cpu_backends_one_thread(c: &mut Criterion) {
     group.finish();
 }
 
-/// cpu-bits at its 9×9 default, one thread: one word of 64 chains at
+/// cpu-bits at its 9×9 default, one thread: one lane mask of 128 chains at
 /// T = 0.63, warmed up to that temperature's typical acceptance.
 fn cpu_bits_one_temperature(c: &mut Criterion) {
     let model = inkala(Reduce::Clues);
@@ -111,7 +111,7 @@ fn cpu_bits_one_temperature(c: &mut Criterion) {
     one_thread.install(|| backend.sweep(&rungs, &[2_000]).unwrap());
     let mut group = c.benchmark_group("cpu_bits_one_temperature");
     group.throughput(Throughput::Elements(SWEEPS as u64 * model.len() as u64 * LANES as u64));
-    group.bench_function(BenchmarkId::new("cpu-bits", "inkala, 64 chains, T=0.63"), |b| {
+    group.bench_function(BenchmarkId::new("cpu-bits", format!("inkala, {LANES} chains, T=0.63")), |b| {
         b.iter(|| one_thread.install(|| backend.sweep(&rungs, &[SWEEPS]).unwrap()))
     });
     group.finish();

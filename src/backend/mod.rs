@@ -1,7 +1,7 @@
 //! Stage 3, sweeps: a backend holds every replica's spins and runs
 //! colour-class Metropolis sweeps on them. `cpu` is the reference; `gpu`
 //! runs the same arithmetic in WGSL and must agree bit for bit;
-//! `bitsliced` runs the same Markov chain for 64 ladders per machine word,
+//! `bitsliced` runs the same Markov chain for 128 ladders per SSE2 register,
 //! with its own random streams.
 //!
 //! Replicas are grouped in *slots*, one puzzle per slot, so many puzzles
