@@ -223,7 +223,7 @@ impl SettingsArgs {
     /// The settings for one backend: unset flags take its defaults.
     fn resolve(&self, backend: &dyn Backend) -> anyhow::Result<Settings> {
         let (on_gpu, defaults) = (backend.name() == "gpu", Settings::default());
-        // cpu-bits anneals a 9×9 puzzle in one word, on one thread: a puzzle
+        // cpu-bits anneals a 9×9 puzzle in one lane mask, on one thread: a puzzle
         // per thread keeps every core busy, and results do not depend on the batch.
         let (default_ladders, default_batch) = match backend.name() {
             "gpu" => (GPU_LADDERS, GPU_BATCH),
