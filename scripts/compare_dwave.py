@@ -19,6 +19,7 @@ import argparse
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -75,7 +76,7 @@ def ours(puzzle, seeds, max_sweeps, backend, flags=()):
         record = json.loads(run.stdout)
         times.append(record["seconds"])
         solved += record["status"] == "solved"
-        rate = float(run.stderr.rsplit(", ", 1)[1].split(" ")[0])
+        rate = float(re.search(r"([0-9.e+-]+) per puzzle", run.stderr).group(1))
         attempts += rate * record["seconds"]
         seconds += record["seconds"]
     p = solved / seeds

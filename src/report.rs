@@ -64,6 +64,7 @@ pub struct Summary {
     pub unsolved: u64,
     pub invalid: u64,
     pub attempts: u64,
+    /// The puzzles' own clocks added up; they overlap when puzzles share the machine.
     pub anneal_seconds: f64,
 }
 
@@ -83,12 +84,35 @@ impl Summary {
         self.solved == self.puzzles
     }
 
-    /// One human line for stderr.
+    /// One human line for stderr. Attempts per second in all (over the
+    /// wall time) and per puzzle (over each puzzle's own clock): they differ
+    /// when puzzles share the machine (`--batch` above 1).
     pub fn describe(&self, backend: &str, wall_seconds: f64) -> String {
-        let rate = if self.anneal_seconds > 0.0 { self.attempts as f64 / self.anneal_seconds } else { 0.0 };
+        let per = |seconds: f64| if seconds > 0.0 { self.attempts as f64 / seconds } else { 0.0 };
         format!(
-            "{} puzzles: {} solved, {} unsolved, {} invalid in {wall_seconds:.3} s ({backend}, {rate:.3e} spin-update attempts/s)",
-            self.puzzles, self.solved, self.unsolved, self.invalid
+            "{} puzzles: {} solved, {} unsolved, {} invalid in {wall_seconds:.3} s ({backend}, {:.3e} spin-update attempts/s in all, {:.3e} per puzzle)",
+            self.puzzles,
+            self.solved,
+            self.unsolved,
+            self.invalid,
+            per(wall_seconds),
+            per(self.anneal_seconds)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_gives_attempts_per_second_in_all_and_per_puzzle() {
+        let summary =
+            Summary { puzzles: 2, solved: 2, attempts: 4_000_000_000, anneal_seconds: 4.0, ..Summary::default() };
+        assert_eq!(
+            summary.describe("cpu-bits", 2.0),
+            "2 puzzles: 2 solved, 0 unsolved, 0 invalid in 2.000 s \
+             (cpu-bits, 2.000e9 spin-update attempts/s in all, 1.000e9 per puzzle)"
+        );
     }
 }
