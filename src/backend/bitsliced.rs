@@ -7,7 +7,7 @@
 //! constraint total is a 128-lane binary number stored as bit planes:
 //!
 //! ```text
-//!   totals[P·k + p]  = bit p of t_k, ladder l in bit l        (P = 4 or 5 planes)
+//!   totals[P·k + p]  = bit p of t_k, ladder l in lane l       (P = 4 or 5 planes)
 //! ```
 //!
 //! An attempt on spin i for all 128 ladders adds its constraints' totals with
