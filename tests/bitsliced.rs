@@ -54,6 +54,31 @@ fn bitsliced_energies_are_the_model_energies_of_its_spins_on_every_kind_of_board
 }
 
 #[test]
+fn every_ladder_starts_from_its_own_random_state() {
+    use Variant::{Standard, X};
+    let ladder = Ladder::geometric(2, 0.6, 0.7);
+    let (rungs, ladders) = (ladder.rungs(), 70);
+    for (n, variant) in [(9, Standard), (9, X), (16, Standard)] {
+        let (puzzle, _) = generated_puzzle(Shape { n, variant }, 3, 7);
+        let model = Model::build(&reduce(&puzzle, Reduce::Clues).unwrap()).unwrap();
+        let mut backend = BitslicedBackend::new();
+        backend.configure(Layout { shape: puzzle.shape, slots: 1, replicas_per_slot: rungs * ladders, rungs }).unwrap();
+        backend.load(0, &Problem::new(&model, &ladder, 5)).unwrap();
+        let in_place: Vec<u32> = (0..ladders).flat_map(|_| 0..rungs as u32).collect();
+        let energies = backend.sweep(&in_place, &[0]).unwrap();
+        let states = backend.spins(&(0..rungs * ladders).collect::<Vec<_>>()).unwrap();
+        for (replica, (state, &energy)) in states.iter().zip(&energies).enumerate() {
+            assert_eq!(model.energy(state), energy, "{n}×{n} {variant:?}, replica {replica}");
+        }
+        let ones = states.iter().flatten().filter(|&&x| x == 1).count();
+        let fraction = ones as f64 / (states.len() * model.len()) as f64;
+        assert!((0.45..0.55).contains(&fraction), "{n}×{n} {variant:?}: {fraction} of the spins start on");
+        let distinct: std::collections::HashSet<&Vec<u8>> = states.iter().collect();
+        assert_eq!(distinct.len(), states.len(), "{n}×{n} {variant:?}: two ladders start alike");
+    }
+}
+
+#[test]
 fn bitsliced_backend_solves_inkala_reproducibly() {
     let settings = Settings { ladders: 64, ..Settings::default() };
     let first = solve(&grid(INKALA), &settings, &mut BitslicedBackend::new()).unwrap();

@@ -104,6 +104,48 @@ struct Group {
     stream: u32,
 }
 
+/// The initial state is drawn as if it were this sweep of the group's
+/// stream: one no budget reaches.
+const INITIAL_STATE_SWEEP: u32 = u32::MAX;
+
+impl Group {
+    /// Every ladder starts from its own uniformly random state (each spin on
+    /// with probability ½, as at infinite temperature). From one shared
+    /// state the first sweeps' downhill moves, taken in every ladder alike,
+    /// would lead all of them the same way, and for some puzzles a long way
+    /// from the solution (BENCHMARKS.md: "Each ladder from its own random
+    /// state").
+    fn random(model: &CpuModel, planes: usize, stream: u32) -> Group {
+        let mut random = WyRand::new(sweep_key(stream, INITIAL_STATE_SWEEP));
+        let spins: Vec<Mask> = (0..model.spins()).map(|_| Mask::random(&mut random)).collect();
+        // Totals of the clues, padding included (it stays 0), then of the spins.
+        let mut totals = vec![Mask::ZERO; (model.fixed_ones.len() + 1) * planes];
+        for (total, &ones) in totals.chunks_exact_mut(planes).zip(&model.fixed_ones) {
+            for (p, plane) in total.iter_mut().enumerate() {
+                *plane = Mask::splat(ones >> p & 1 == 1);
+            }
+        }
+        for (&on, constraints) in spins.iter().zip(model.spin_constraints.chunks_exact(model.width)) {
+            for &k in constraints.iter().filter(|&&k| k != model.padding) {
+                count(&mut totals[k as usize * planes..(k as usize + 1) * planes], on, Mask::ZERO);
+            }
+        }
+        Group { spins, totals, stream }
+    }
+}
+
+/// Adds one to the bit-sliced number `total` in the ladders of `on` and
+/// takes one from it in those of `off`.
+#[inline(always)]
+fn count(total: &mut [Mask], on: Mask, off: Mask) {
+    let (mut carry, mut borrow) = (on, off);
+    for plane in total.iter_mut() {
+        let t = *plane;
+        *plane = t ^ carry ^ borrow;
+        (carry, borrow) = (t & carry, !t & borrow);
+    }
+}
+
 /// Masks of the ladders where the bit-sliced number `planes` is at least `m`.
 #[inline(always)]
 fn at_least(planes: &[Mask], m: usize) -> Mask {
@@ -185,13 +227,7 @@ fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usi
         let (on, off) = (accepted & !x, accepted & x);
         *spin = x ^ accepted;
         for &k in constraints.iter().filter(|&&k| UNIFORM || k != model.padding) {
-            let total = &mut totals[k as usize];
-            let (mut carry, mut borrow) = (on, off);
-            for plane in total.iter_mut() {
-                let t = *plane;
-                *plane = t ^ carry ^ borrow;
-                (carry, borrow) = (t & carry, !t & borrow);
-            }
+            count(&mut totals[k as usize], on, off);
         }
     }
 }
@@ -390,21 +426,9 @@ impl Backend for BitslicedBackend {
         let model = CpuModel::new(problem.model);
         let geometry = problem.model.geometry();
         let planes = if geometry.n < 16 { 4 } else { 5 };
-        let constraints = geometry.constraints;
         let tables = (0..layout.rungs).map(|rung| RungTables::new(problem.thresholds_at(rung))).collect();
-        // Totals of the all-zero state in every ladder, padding included.
-        let mut totals = vec![Mask::ZERO; (constraints + 1) * planes];
-        for (k, &ones) in model.fixed_ones.iter().enumerate() {
-            for p in 0..planes {
-                totals[k * planes + p] = Mask::splat(ones >> p & 1 == 1);
-            }
-        }
         let groups = (0..layout.rungs * masks)
-            .map(|g| Group {
-                spins: vec![Mask::ZERO; problem.model.len()],
-                totals: totals.clone(),
-                stream: stream_key(problem.seed, g as u32),
-            })
+            .map(|g| Group::random(&model, planes, stream_key(problem.seed, g as u32)))
             .collect();
         self.slots[slot] = Some(Slot {
             model,

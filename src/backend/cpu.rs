@@ -60,6 +60,11 @@ impl CpuModel {
             offset: model.offset,
         }
     }
+
+    /// The number of free spins.
+    pub fn spins(&self) -> usize {
+        self.spin_constraints.len() / self.width.max(1)
+    }
 }
 
 /// One replica: spins, constraint totals, energy, random stream.
@@ -76,7 +81,7 @@ impl Replica {
     /// The all-zero state.
     pub fn new(model: &CpuModel, seed: u64, index: u32) -> Replica {
         Replica {
-            spins: vec![0; model.spin_constraints.len() / model.width.max(1)],
+            spins: vec![0; model.spins()],
             totals: {
                 let mut totals = Box::new([0; TOTALS]);
                 totals[..model.fixed_ones.len()].copy_from_slice(&model.fixed_ones);
