@@ -81,7 +81,8 @@ pub trait Backend {
     fn configure(&mut self, layout: Layout) -> Result<()>;
 
     /// Puts a puzzle of the layout's shape in a slot: its replicas start
-    /// in the all-zero state and its sweeps are counted from 0.
+    /// from the backend's initial state (all-zero on the twins `cpu` and
+    /// `gpu`, random on `cpu-bits`) and its sweeps are counted from 0.
     fn load(&mut self, slot: usize, problem: &Problem) -> Result<()>;
 
     /// Empties a slot.
