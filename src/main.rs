@@ -222,22 +222,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 impl SettingsArgs {
     /// The settings for one backend: unset flags take its defaults.
     fn resolve(&self, backend: &dyn Backend) -> anyhow::Result<Settings> {
-        let (on_gpu, defaults) = (backend.name() == "gpu", Settings::default());
-        // cpu-bits anneals a 9×9 puzzle in one lane mask, on one thread: a puzzle
-        // per thread keeps every core busy, and results do not depend on the batch.
-        let (default_ladders, default_batch) = match backend.name() {
-            "gpu" => (GPU_LADDERS, GPU_BATCH),
-            "cpu-bits" => (LANES, rayon::current_num_threads()),
-            _ => (defaults.ladders, defaults.batch),
-        };
+        let defaults = BackendDefaults::of(backend);
         // Latin squares keep their own ladder: the short ones are measured on Sudoku only.
-        let short_ladder = backend.name() == "cpu-bits" && self.model.variant != Variant::Latin;
+        let short_ladder = defaults.short_ladders && self.model.variant != Variant::Latin;
         let (t_min, t_max) = if short_ladder {
             (BITS_LADDER.t_min, BITS_LADDER.t_max)
         } else {
             default_temperatures(self.model.variant)
         };
-        let replicas = self.replicas.unwrap_or(if short_ladder { BITS_LADDER.replicas } else { defaults.replicas });
+        let replicas =
+            self.replicas.unwrap_or(if short_ladder { BITS_LADDER.replicas } else { Settings::default().replicas });
         let ladder_unset =
             self.replicas.is_none() && self.t_min.is_none() && self.t_max.is_none() && self.temperatures.is_none();
         if !(self.timeout >= 0.0 && self.timeout.is_finite()) {
@@ -245,17 +239,13 @@ impl SettingsArgs {
         }
         let settings = Settings {
             replicas: self.temperatures.as_ref().map_or(replicas, Vec::len),
-            ladders: self.ladders.unwrap_or(default_ladders),
-            batch: self.batch.unwrap_or(default_batch),
+            ladders: self.ladders.unwrap_or(defaults.ladders),
+            batch: self.batch.unwrap_or(defaults.batch),
             // An explicit ladder's ends, so that reports show them.
             t_min: self.temperatures.as_ref().and_then(|l| l.first().copied()).or(self.t_min).unwrap_or(t_min),
             t_max: self.temperatures.as_ref().and_then(|l| l.last().copied()).or(self.t_max).unwrap_or(t_max),
             temperatures: self.temperatures.clone(),
-            exchange_every: self.exchange_every.unwrap_or(if on_gpu {
-                GPU_EXCHANGE_EVERY
-            } else {
-                defaults.exchange_every
-            }),
+            exchange_every: self.exchange_every.unwrap_or(defaults.exchange_every),
             max_sweeps: self.max_sweeps,
             timeout: (self.timeout > 0.0).then(|| Duration::from_secs_f64(self.timeout)),
             seed: self.seed,
@@ -265,6 +255,43 @@ impl SettingsArgs {
         };
         settings.validate()?;
         Ok(fit_batch(settings, backend))
+    }
+}
+
+/// What a backend runs with where the flags leave it open.
+struct BackendDefaults {
+    ladders: usize,
+    batch: usize,
+    exchange_every: u32,
+    /// The cpu-bits ladders (`BITS_LADDER`, `BITS_SMALL_BOARDS`) instead of the solver's.
+    short_ladders: bool,
+}
+
+impl BackendDefaults {
+    fn of(backend: &dyn Backend) -> BackendDefaults {
+        let solver = Settings::default();
+        match backend.name() {
+            "gpu" => BackendDefaults {
+                ladders: GPU_LADDERS,
+                batch: GPU_BATCH,
+                exchange_every: GPU_EXCHANGE_EVERY,
+                short_ladders: false,
+            },
+            // cpu-bits anneals a 9×9 puzzle in one lane mask, on one thread: a puzzle
+            // per thread keeps every core busy, and results do not depend on the batch.
+            "cpu-bits" => BackendDefaults {
+                ladders: LANES,
+                batch: rayon::current_num_threads(),
+                exchange_every: solver.exchange_every,
+                short_ladders: true,
+            },
+            _ => BackendDefaults {
+                ladders: solver.ladders,
+                batch: solver.batch,
+                exchange_every: solver.exchange_every,
+                short_ladders: false,
+            },
+        }
     }
 }
 
