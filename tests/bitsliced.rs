@@ -1,6 +1,7 @@
-//! The bit-sliced backend keeps its books straight: the energies it reports
-//! are the model's energies of the spins it returns, replicas keep their
-//! states while exchange moves them between rungs, and it solves puzzles.
+//! The bit-sliced backend keeps its books straight: its ladders start from
+//! random states of their own, the energies it reports are the model's
+//! energies of the spins it returns, replicas keep their states while
+//! exchange moves them between rungs, and it solves puzzles.
 //! (That it samples the right distribution is in tempering.rs.)
 
 use sudoku_anneal::backend::{bitsliced::BitslicedBackend, Backend, Layout, Problem};
