@@ -4,7 +4,7 @@ annealer and sudoku-anneal's CPU backends on the same model (clue
 elimination, exported by `sudoku-anneal export`).
 
     pip install dwave-samplers dimod
-    cargo build --release
+    cargo build --release    # RUSTFLAGS="-C target-cpu=native" for an AVX2 machine's figures
     python3 scripts/compare_dwave.py examples/hard.txt --reads 2000 --seeds 20 --backends cpu,cpu-bits
 
 Prints a markdown table for BENCHMARKS.md. Attempts/s: Metropolis proposals
