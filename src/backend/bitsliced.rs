@@ -288,15 +288,15 @@ fn sweep(model: &CpuModel, planes: usize, group: &mut Group, tables: &RungTables
 fn group_energies(group: &Group, planes: usize) -> [i32; LANES] {
     let constraints = group.totals.len() / planes - 1;
     let mut energies = [0i32; LANES];
-    // Constraints with t = 0 or 2 add 1: counted bit-sliced, in `count`.
-    let mut count = [Mask::ZERO; 12];
+    // Constraints with t = 0 or 2 add 1: counted bit-sliced, in `off_by_one`.
+    let mut off_by_one = [Mask::ZERO; 12];
     for total in group.totals.chunks_exact(planes).take(constraints) {
         let high = total[1..].iter().fold(Mask::ZERO, |acc, &p| acc | p);
         let one = total[0] & !high;
         let zero = !total[0] & !high;
         let two = !total[0] & total[1] & !total[2..].iter().fold(Mask::ZERO, |acc, &p| acc | p);
         let mut carry = zero | two;
-        for plane in count.iter_mut() {
+        for plane in off_by_one.iter_mut() {
             if carry.is_zero() {
                 break;
             }
@@ -308,7 +308,7 @@ fn group_energies(group: &Group, planes: usize) -> [i32; LANES] {
         }
     }
     for (lane, energy) in energies.iter_mut().enumerate() {
-        *energy += lane_value(&count, lane) as i32;
+        *energy += lane_value(&off_by_one, lane) as i32;
     }
     energies
 }
