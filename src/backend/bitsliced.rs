@@ -45,15 +45,12 @@ use super::{Backend, Layout, Problem};
 use crate::error::{Error, Result};
 use crate::grid::Shape;
 use crate::rng::{stream_key, sweep_key, WyRand};
+use lanes::{add, count, lane_delta, lane_value, smallest_uphill, uphill, uphill_by, Lanes};
 use mask::Mask;
 pub use mask::LANES;
 
+pub mod lanes;
 mod mask;
-
-/// The smallest uphill ΔE of a spin in `c` constraints (ΔE has c's parity).
-fn smallest_uphill(c: usize) -> usize {
-    2 - c % 2
-}
 
 /// Uphill moves fall in three classes by ΔE: v (1 or 2, the smallest
 /// uphill value), v + 2, and everything from v + 4 up, which is tried at
@@ -134,57 +131,6 @@ impl Group {
     }
 }
 
-/// Adds one to the bit-sliced number `total` in the ladders of `on` and
-/// takes one from it in those of `off`.
-#[inline(always)]
-fn count(total: &mut [Mask], on: Mask, off: Mask) {
-    let (mut carry, mut borrow) = (on, off);
-    for plane in total.iter_mut() {
-        let t = *plane;
-        *plane = t ^ carry ^ borrow;
-        (carry, borrow) = (t & carry, !t & borrow);
-    }
-}
-
-/// Masks of the ladders where the bit-sliced number `planes` is at least `m`.
-#[inline(always)]
-fn at_least(planes: &[Mask], m: usize) -> Mask {
-    if m >= 1 << planes.len() {
-        return Mask::ZERO;
-    }
-    let (mut greater, mut equal) = (Mask::ZERO, Mask::ONES);
-    for (p, &plane) in planes.iter().enumerate().rev() {
-        if m >> p & 1 == 1 {
-            equal &= plane;
-        } else {
-            greater |= equal & plane;
-            equal &= !plane;
-        }
-    }
-    greater | equal
-}
-
-/// Masks of the ladders where the bit-sliced number `planes` equals `m`.
-#[inline(always)]
-fn equals(planes: &[Mask], m: usize) -> Mask {
-    if m >= 1 << planes.len() {
-        return Mask::ZERO;
-    }
-    planes.iter().enumerate().fold(Mask::ONES, |acc, (p, &plane)| acc & if m >> p & 1 == 1 { plane } else { !plane })
-}
-
-/// Masks of the ladders whose flip costs `delta`, for spins `x` in `c`
-/// constraints whose totals add up to `sum`.
-#[inline(always)]
-fn uphill_by(x: Mask, sum: &[Mask], c: usize, delta: usize) -> Mask {
-    (!x & equals(sum, (c + delta) / 2)) | (x & equals(sum, (3 * c - delta) / 2))
-}
-
-/// The value of ladder `lane` in the bit-sliced number `planes`.
-fn lane_value(planes: &[Mask], lane: usize) -> usize {
-    planes.iter().enumerate().map(|(p, &plane)| usize::from(plane.has(lane)) << p).sum()
-}
-
 /// One colour-class sweep of one group. `W` constraints per spin, `P`
 /// planes per total, `S` planes for their sum.
 fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usize>(
@@ -199,18 +145,11 @@ fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usi
     for (spin, constraints) in group.spins.iter_mut().zip(spin_constraints) {
         let mut sum = [Mask::ZERO; S];
         for &k in constraints {
-            let total = &totals[k as usize];
-            let mut carry = Mask::ZERO;
-            for p in 0..S {
-                let (a, b) = (sum[p], if p < P { total[p] } else { Mask::ZERO });
-                sum[p] = a ^ b ^ carry;
-                carry = (a & b) | (carry & (a ^ b));
-            }
+            add(&mut sum, &totals[k as usize]);
         }
         let c = if UNIFORM { W } else { constraints.iter().filter(|&&k| k != model.padding).count() };
         let x = *spin;
-        // x = 0: ΔE = 2S − c; x = 1: ΔE = 3c − 2S.
-        let uphill = (!x & at_least(&sum, c / 2 + 1)) | (x & !at_least(&sum, (3 * c).div_ceil(2)));
+        let uphill = uphill(x, &sum, c);
         let v = smallest_uphill(c);
         let (at_v, at_v2) = (uphill_by(x, &sum, c, v), uphill_by(x, &sum, c, v + 2));
         let classes = [at_v, at_v2, uphill & !at_v & !at_v2];
@@ -218,8 +157,7 @@ fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usi
         let mut accepted = !uphill | (below & (at_v | at_v2));
         // Those with ΔE > v + 4 were tried at p(v + 4): keep each with p(ΔE)/p(v + 4).
         for lane in (below & classes[2]).lanes() {
-            let s = lane_value(&sum, lane);
-            let delta = if x.has(lane) { 3 * c - 2 * s } else { 2 * s - c };
+            let delta = lane_delta(x, &sum, c, lane);
             if random.next_u64() >> 32 < tables.ratio[delta] {
                 accepted |= Mask::lane(lane);
             }

@@ -19,15 +19,6 @@ impl Mask {
     pub const ZERO: Mask = Mask(u64x2::ZERO);
     pub const ONES: Mask = Mask(u64x2::MAX);
 
-    /// Every lane `set`.
-    pub fn splat(set: bool) -> Mask {
-        if set {
-            Mask::ONES
-        } else {
-            Mask::ZERO
-        }
-    }
-
     fn words(self) -> [u64; 2] {
         self.0.to_array()
     }
