@@ -1,6 +1,7 @@
 //! Parallel tempering samples the exact Boltzmann distribution on a model
 //! small enough to enumerate (peapods' exact-distribution test).
 
+use sudoku_anneal::backend::bits32::Bits32Backend;
 use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LANES};
 use sudoku_anneal::backend::{cpu::CpuBackend, Backend, Layout, Problem};
 use sudoku_anneal::grid::Variant;
@@ -60,6 +61,15 @@ fn tempering_samples_the_boltzmann_distribution_at_every_rung() {
 fn bitsliced_tempering_samples_the_boltzmann_distribution_at_every_rung() {
     for model in [tiny_sudoku(), tiny_latin_square()] {
         assert_samples_boltzmann(&model, &mut BitslicedBackend::new(), LANES + 6, 1_000);
+    }
+}
+
+/// 4 rungs × 33 ladders: four full words and four lanes of a fifth, each
+/// lane at its own rung (the twin of the GPU's bit-sliced kernel).
+#[test]
+fn bits32_tempering_samples_the_boltzmann_distribution_at_every_rung() {
+    for model in [tiny_sudoku(), tiny_latin_square()] {
+        assert_samples_boltzmann(&model, &mut Bits32Backend::new(), 33, 4_000);
     }
 }
 

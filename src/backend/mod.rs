@@ -2,7 +2,8 @@
 //! colour-class Metropolis sweeps on them. `cpu` is the reference; `gpu`
 //! runs the same arithmetic in WGSL and must agree bit for bit;
 //! `bitsliced` runs the same Markov chain for 128 ladders per SSE2 register,
-//! with its own random streams.
+//! with its own random streams; `bits32` packs 32 replicas per `u32` and is
+//! the twin of the GPU's bit-sliced kernel (`gpu-bits`).
 //!
 //! Replicas are grouped in *slots*, one puzzle per slot, so many puzzles
 //! anneal at once and a finished slot takes the next puzzle:
@@ -16,6 +17,7 @@
 //! slot, and a slot counts its own sweeps, so a puzzle anneals the same in
 //! any slot of any batch.
 
+pub mod bits32;
 pub mod bitsliced;
 pub mod cpu;
 pub mod gpu;
@@ -68,7 +70,7 @@ impl<'a> Problem<'a> {
 }
 
 pub trait Backend {
-    /// "cpu" or "gpu", as reported to users.
+    /// "cpu", "cpu-bits", "gpu" or "gpu-bits", as reported to users.
     fn name(&self) -> &'static str;
 
     /// The hardware, for reports: "2 threads", or the GPU adapter's name.
@@ -82,7 +84,7 @@ pub trait Backend {
 
     /// Puts a puzzle of the layout's shape in a slot: its replicas start
     /// from the backend's initial state (all-zero on the twins `cpu` and
-    /// `gpu`, random on `cpu-bits`) and its sweeps are counted from 0.
+    /// `gpu`, random on the bit-sliced ones) and its sweeps are counted from 0.
     fn load(&mut self, slot: usize, problem: &Problem) -> Result<()>;
 
     /// Empties a slot.
