@@ -5,6 +5,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 
 use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LANES};
 use sudoku_anneal::backend::cpu::{sweep, CpuBackend, CpuModel, Replica};
+use sudoku_anneal::backend::gpu::params::Engine;
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{Backend, Layout, Problem};
 use sudoku_anneal::grid::{Shape, Variant};
@@ -117,42 +118,48 @@ fn cpu_bits_one_temperature(c: &mut Criterion) {
     group.finish();
 }
 
-/// The GPU sweep kernel with many replicas (default 65,536, as 64 slots of
-/// one puzzle). Skipped without a hardware adapter; setting GPU_BENCH_REPLICAS
-/// (lower, e.g. 1024) allows a software one, whose setup alone would take
-/// minutes at the default.
+/// The GPU sweep kernels with many replicas (default 65,536, as 64 slots of
+/// one puzzle): the scalar one on the default ladder, the bit-sliced one on
+/// it and at gpu-bits' one temperature. Skipped without a hardware adapter;
+/// setting GPU_BENCH_REPLICAS (lower, e.g. 1024) allows a software one,
+/// whose setup alone would take minutes at the default.
 fn gpu_sweep(c: &mut Criterion) {
     let adapter =
         if std::env::var_os("GPU_BENCH_REPLICAS").is_some() { AdapterChoice::Any } else { AdapterChoice::Hardware };
-    let mut gpu = match GpuBackend::new(adapter) {
-        Ok(gpu) => gpu,
-        Err(err) => return eprintln!("gpu_sweep skipped: {err}"),
-    };
     let replicas: usize = std::env::var("GPU_BENCH_REPLICAS").ok().and_then(|v| v.parse().ok()).unwrap_or(65_536);
     let sweeps: u32 = std::env::var("GPU_BENCH_SWEEPS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
     let settings = Settings::default();
+    let default_ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
+    let one_temperature = Ladder::geometric(1, 0.63, 0.63);
+    let cases = [(Engine::Scalar, &default_ladder), (Engine::Bits, &default_ladder), (Engine::Bits, &one_temperature)];
     let mut group = c.benchmark_group("gpu_sweep");
-    for mode in [Reduce::Clues, Reduce::None] {
-        let model = inkala(mode);
-        let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
-        let problem = Problem::new(&model, &ladder, 1);
-        let slots = replicas.div_ceil(1024);
-        gpu.configure(Layout {
-            shape: Shape::CLASSIC,
-            slots,
-            replicas_per_slot: replicas / slots,
-            rungs: settings.replicas,
-        })
-        .unwrap();
-        (0..slots).for_each(|slot| gpu.load(slot, &problem).unwrap());
-        let rungs: Vec<u32> = (0..replicas as u32).map(|r| r % settings.replicas as u32).collect();
-        gpu.sweep(&rungs, &vec![200; slots]).unwrap();
-        let counts = vec![sweeps; slots];
-        group.throughput(Throughput::Elements(sweeps as u64 * model.len() as u64 * replicas as u64));
-        let name = format!("{} replicas, {} spins, {sweeps} sweeps/dispatch", replicas, model.len());
-        group.bench_function(BenchmarkId::new(gpu.adapter().name.clone(), name), |b| {
-            b.iter(|| gpu.sweep(&rungs, &counts).unwrap())
-        });
+    for (engine, ladder) in cases {
+        let mut gpu = match GpuBackend::new(adapter, engine) {
+            Ok(gpu) => gpu,
+            Err(err) => return eprintln!("gpu_sweep skipped: {err}"),
+        };
+        let rungs = ladder.rungs();
+        for mode in [Reduce::Clues, Reduce::None] {
+            let model = inkala(mode);
+            let problem = Problem::new(&model, ladder, 1);
+            let slots = replicas.div_ceil(1024);
+            let layout = Layout { shape: Shape::CLASSIC, slots, replicas_per_slot: replicas / slots, rungs };
+            gpu.configure(layout).unwrap();
+            (0..slots).for_each(|slot| gpu.load(slot, &problem).unwrap());
+            let rung_of_replica: Vec<u32> = (0..replicas as u32).map(|r| r % rungs as u32).collect();
+            gpu.sweep(&rung_of_replica, &vec![200; slots]).unwrap();
+            let counts = vec![sweeps; slots];
+            group.throughput(Throughput::Elements(sweeps as u64 * model.len() as u64 * replicas as u64));
+            let temperatures = if rungs == 1 { "one temperature".to_string() } else { format!("{rungs} temperatures") };
+            let name = format!(
+                "{}, {replicas} replicas at {temperatures}, {} spins, {sweeps} sweeps/dispatch",
+                gpu.name(),
+                model.len()
+            );
+            group.bench_function(BenchmarkId::new(gpu.adapter().name.clone(), name), |b| {
+                b.iter(|| gpu.sweep(&rung_of_replica, &counts).unwrap())
+            });
+        }
     }
     group.finish();
 }

@@ -3,7 +3,7 @@
 #
 #   here:  scripts/gpu-bench.sh prepare [OLD]   # release build + bench binary + puzzle subsets -> .device/
 #   there: one `run` call of the device tool with carry [".gl", ".device"] and the command
-#          for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash scripts/gpu-bench.sh run|compare
+#          for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash scripts/gpu-bench.sh run|compare|bits
 #
 # With OLD (a commit), `prepare` also builds that commit as
 # .device/sudoku-anneal-old, and `compare` alternates old and new binaries
@@ -15,6 +15,11 @@
 # (hardest-100 one at a time at the defaults and at the latency settings,
 # the first 10,000 hardest and top1465 batched, Inkala after a warm-up
 # puzzle over 16 seeds), and `bench` CPU vs GPU.
+#
+# `bits` measures the bit-sliced kernel (gpu-bits) beside the scalar one:
+# the sweep bench (both kernels), throughput on the first 10,000 hardest
+# at 128-1,024 chains per puzzle, hardest-100 and Inkala one at a time, and
+# `bench` with cpu-bits, gpu and gpu-bits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,7 +44,7 @@ prepare)
     fi
     du -sh .device
     ;;
-run | compare)
+run | compare | bits)
     export XDG_RUNTIME_DIR=/tmp/xdg
     mkdir -p -m 700 "$XDG_RUNTIME_DIR"
     out=${OUT:-/tmp/out}
@@ -60,7 +65,7 @@ PY
     solve() {
         local name=$1 file=$2
         shift 2
-        $bin solve --backend gpu "$@" --format jsonl "$file" 2> "$out/$name.err" > "$out/$name.jsonl" || true
+        $bin solve --backend "${backend:-gpu}" "$@" --format jsonl "$file" 2> "$out/$name.err" > "$out/$name.jsonl" || true
         tail -1 "$out/$name.err"
         stats "$out/$name.jsonl" "$name [$*]"
     }
@@ -75,6 +80,30 @@ PY
                 solve hardest100 .device/hardest100.txt --batch 1
             done
         done
+        exit 0
+    fi
+    if [ "$1" = bits ]; then
+        for replicas in 4096 65536 262144; do
+            echo "== $replicas replicas"
+            GPU_BENCH_REPLICAS=$replicas .device/sweep-bench --bench gpu_sweep --warm-up-time 1 --measurement-time 3 2>&1 |
+                grep -E '^gpu_sweep|thrpt:'
+        done | tee "$out/sweep-bench.txt"
+        $bin solve --backend gpu-bits .device/hard.txt > /dev/null 2>&1 # the driver's first-use costs
+        solve hardest10000 .device/hardest10000.txt
+        for ladders_batch in 128/512 256/256 1024/64; do
+            backend=gpu-bits solve "hardest10000-bits-${ladders_batch%/*}" .device/hardest10000.txt \
+                --ladders "${ladders_batch%/*}" --batch "${ladders_batch#*/}"
+        done
+        backend=gpu-bits solve top1465-bits .device/top1465.txt
+        for ladders in 1024 4096 16384; do
+            backend=gpu-bits solve "hardest100-bits-$ladders" .device/hardest100.txt --batch 1 --ladders "$ladders"
+        done
+        for seed in $(seq 0 15); do
+            $bin solve --backend gpu-bits --ladders 4096 --seed "$seed" --format jsonl .device/warm-inkala.txt 2>/dev/null | tail -1
+        done > "$out/inkala-bits.jsonl"
+        stats "$out/inkala-bits.jsonl" "gpu-bits, 4096 chains: inkala after golden nugget, seeds 0-15"
+        $bin bench .device/hardest100.txt --backend cpu-bits,gpu,gpu-bits --runs 3 \
+            --json "$out/bench-bits.json" --plot "$out/bench-bits.svg" | tee "$out/bench-bits.md"
         exit 0
     fi
     for replicas in 4096 16384 65536 262144; do
@@ -96,7 +125,7 @@ PY
         --json "$out/bench.json" --plot "$out/bench.svg" | tee "$out/bench.md"
     ;;
 *)
-    echo "usage: $0 prepare [OLD_COMMIT] | run | compare" >&2
+    echo "usage: $0 prepare [OLD_COMMIT] | run | compare | bits" >&2
     exit 2
     ;;
 esac

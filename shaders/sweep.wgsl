@@ -5,8 +5,9 @@
 // same integer arithmetic, so both give bit-identical states.
 //
 // The board's constants (CELLS, TOTALS, WIDTH, …) are not defined here:
-// src/backend/gpu/params.rs (`Kernel::wgsl_constants`) prepends them for
-// each board shape, so a 9×9 kernel keeps fixed loop counts and array sizes.
+// src/backend/gpu/params.rs (`Kernel::source`) prepends them for each board
+// shape, so a 9×9 kernel keeps fixed loop counts and array sizes, and then
+// common.wgsl (the structs and random numbers both kernels share).
 //
 // Free spins are numbered class by class (model.rs). In the phase of class
 // c, lane j of a replica attempts free spins class_start[c] + j, + j + LANES,
@@ -17,33 +18,6 @@
 // Workgroup memory holds, per replica, the total t_k of each constraint and
 // one word per cell whose bit d is spin (cell, d); a class has at most one
 // spin per cell, so no two lanes write the same word in a phase.
-
-// Keep in sync with src/backend/gpu/params.rs.
-struct Params {
-    // This dispatch covers replicas first_replica..end_replica, whole slots.
-    first_replica: u32,
-    end_replica: u32,
-    replicas_per_slot: u32,
-    // The most sweeps any slot runs in this dispatch.
-    sweep_count: u32,
-    // Words of thresholds per slot: rungs × the kernel's table length.
-    threshold_stride: u32,
-}
-
-// One slot's puzzle. Keep in sync with src/backend/gpu/params.rs.
-struct Slot {
-    first_sweep: u32,
-    sweep_count: u32,
-    seed_lo: u32,
-    seed_hi: u32,
-    table_len: u32,
-    // 1 on the first dispatch after a load: replicas start from the all-zero
-    // state (totals = initial_totals, no spin set, energy = offset).
-    fresh: u32,
-    offset: i32,
-    // Free spins of colour c are class_start[c]..class_start[c + 1].
-    class_start: array<u32, 28>,
-}
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> slots: array<Slot>;
@@ -68,32 +42,6 @@ struct Slot {
 var<workgroup> local_totals: array<u32, GROUP_TOTALS>;
 var<workgroup> local_cells: array<u32, GROUP_CELLS>;
 var<workgroup> local_energy: array<atomic<i32>, REPLICAS_PER_GROUP>;
-
-// Keep in sync with src/rng.rs.
-const GOLDEN: u32 = 0x9e3779b9u;
-
-fn mix32(value: u32) -> u32 {
-    var x = value;
-    x ^= x >> 16u;
-    x *= 0x7feb352du;
-    x ^= x >> 15u;
-    x *= 0x846ca68bu;
-    x ^= x >> 16u;
-    return x;
-}
-
-fn stream_key(seed_lo: u32, seed_hi: u32, stream: u32) -> u32 {
-    let seed_key = mix32(mix32(seed_lo ^ GOLDEN) ^ seed_hi);
-    return mix32(seed_key ^ stream);
-}
-
-fn sweep_key(stream: u32, sweep: u32) -> u32 {
-    return mix32(stream ^ mix32(sweep + GOLDEN));
-}
-
-fn attempt_random(key: u32, index: u32) -> u32 {
-    return mix32(key ^ ((index + 1u) * GOLDEN));
-}
 
 @compute @workgroup_size(GROUP_SIZE)
 fn sweep(

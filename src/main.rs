@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LANES};
+use sudoku_anneal::backend::gpu::params::Engine;
 use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{cpu::CpuBackend, Backend};
 use sudoku_anneal::grid::{Shape, Variant};
@@ -35,6 +36,9 @@ const GPU_LADDERS: usize = 64;
 const GPU_EXCHANGE_EVERY: u32 = 20;
 /// Puzzles in flight on a GPU: 64 × 64 ladders × 16 rungs = 65,536 replicas.
 const GPU_BATCH: usize = 64;
+/// gpu-bits defaults, not yet measured on a GPU: the cpu-bits ladders, with
+/// 1,024 chains per puzzle (32 words) and 64 puzzles, 65,536 replicas in flight.
+const GPU_BITS_LADDERS: usize = 1024;
 /// The cpu-bits ladders on Sudoku boards, from the work (sweeps × rungs) to
 /// solve hardest-class puzzles (BENCHMARKS.md). Beside 64 ladders, 8 rungs
 /// need about 30 % less than 16; on 9×9 boards one temperature (independent
@@ -69,6 +73,8 @@ enum BackendChoice {
     /// The CPU with 128 ladders in the bits of each SSE2 register (multi-spin coding).
     CpuBits,
     Gpu,
+    /// The GPU with 32 replicas in the bits of each u32 (multi-spin coding, as cpu-bits).
+    GpuBits,
     /// A hardware GPU if there is one, else the CPU.
     Auto,
 }
@@ -89,26 +95,26 @@ struct SettingsArgs {
     /// Seed of every random stream; the same seed gives the same result.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Replicas per ladder, one per temperature [default: 16; on cpu-bits 1 up to 9×9 boards and 8 on larger ones, except with --variant latin].
+    /// Replicas per ladder, one per temperature [default: 16; on cpu-bits and gpu-bits 1 up to 9×9 boards and 8 on larger ones, except with --variant latin].
     /// Setting any of --replicas, --t-min, --t-max, --temperatures sets the ladder for every board size.
     #[arg(long, conflicts_with = "temperatures")]
     replicas: Option<usize>,
-    /// Independent ladders per puzzle [default: 1 on the cpu backend, 128 on cpu-bits, 64 on gpu].
+    /// Independent ladders per puzzle [default: 1 on the cpu backend, 128 on cpu-bits, 64 on gpu, 1024 on gpu-bits].
     #[arg(long)]
     ladders: Option<usize>,
-    /// Puzzles annealed at once; a finished one's slot takes the next [default: 1 on the cpu backend, one per thread on cpu-bits, 64 on the gpu backend].
+    /// Puzzles annealed at once; a finished one's slot takes the next [default: 1 on the cpu backend, one per thread on cpu-bits, 64 on the gpu backends].
     #[arg(long)]
     batch: Option<usize>,
-    /// Lowest temperature of the geometric ladder [default: 0.4; on cpu-bits 0.63 up to 9×9 and 0.45 above; 0.3 with --variant latin].
+    /// Lowest temperature of the geometric ladder [default: 0.4; on cpu-bits and gpu-bits 0.63 up to 9×9 and 0.45 above; 0.3 with --variant latin].
     #[arg(long)]
     t_min: Option<f64>,
-    /// Highest temperature of the geometric ladder [default: 1.2; on cpu-bits 0.63 up to 9×9 and 1.0 above; 0.9 with --variant latin].
+    /// Highest temperature of the geometric ladder [default: 1.2; on cpu-bits and gpu-bits 0.63 up to 9×9 and 1.0 above; 0.9 with --variant latin].
     #[arg(long)]
     t_max: Option<f64>,
     /// An explicit ladder instead of the geometric one: increasing temperatures, one per replica.
     #[arg(long, value_delimiter = ',', value_name = "T,T,...", conflicts_with_all = ["t_min", "t_max"])]
     temperatures: Option<Vec<f64>>,
-    /// Sweeps between replica-exchange rounds [default: 10 on the cpu backend, 20 on the gpu backend].
+    /// Sweeps between replica-exchange rounds [default: 10 on the cpu backends, 20 on the gpu backends].
     #[arg(long)]
     exchange_every: Option<u32>,
     /// Sweep budget per puzzle.
@@ -277,6 +283,12 @@ impl BackendDefaults {
                 exchange_every: GPU_EXCHANGE_EVERY,
                 short_ladders: false,
             },
+            "gpu-bits" => BackendDefaults {
+                ladders: GPU_BITS_LADDERS,
+                batch: GPU_BATCH,
+                exchange_every: GPU_EXCHANGE_EVERY,
+                short_ladders: true,
+            },
             // cpu-bits anneals a 9×9 puzzle in one lane mask, on one thread: a puzzle
             // per thread keeps every core busy, and results do not depend on the batch.
             "cpu-bits" => BackendDefaults {
@@ -317,12 +329,13 @@ fn make_backend(choice: BackendChoice) -> anyhow::Result<Box<dyn Backend>> {
     Ok(match choice {
         BackendChoice::Cpu => Box::new(CpuBackend::new()),
         BackendChoice::CpuBits => Box::new(BitslicedBackend::new()),
-        BackendChoice::Gpu => {
-            let gpu = GpuBackend::new(AdapterChoice::Any)?;
-            eprintln!("sudoku-anneal: gpu backend on {}", gpu.adapter().name);
+        BackendChoice::Gpu | BackendChoice::GpuBits => {
+            let engine = if choice == BackendChoice::Gpu { Engine::Scalar } else { Engine::Bits };
+            let gpu = GpuBackend::new(AdapterChoice::Any, engine)?;
+            eprintln!("sudoku-anneal: {} backend on {}", gpu.name(), gpu.adapter().name);
             Box::new(gpu)
         }
-        BackendChoice::Auto => match GpuBackend::new(AdapterChoice::Hardware) {
+        BackendChoice::Auto => match GpuBackend::new(AdapterChoice::Hardware, Engine::Scalar) {
             Ok(gpu) => {
                 eprintln!("sudoku-anneal: auto picked the gpu backend on {}", gpu.adapter().name);
                 Box::new(gpu)

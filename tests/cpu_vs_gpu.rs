@@ -1,7 +1,10 @@
-//! The WGSL sweep equals its CPU twin bit for bit (vello's compare test).
+//! Each WGSL sweep kernel equals its CPU twin bit for bit (vello's compare
+//! test): sweep.wgsl the cpu backend, bits.wgsl bits32.
 //! Skips without an adapter, unless REQUIRE_GPU=1 (set by CI) makes that a failure.
 
+use sudoku_anneal::backend::bits32::Bits32Backend;
 use sudoku_anneal::backend::cpu::CpuBackend;
+use sudoku_anneal::backend::gpu::params::Engine;
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{Backend, Layout, Problem};
 use sudoku_anneal::grid::{Grid, Variant};
@@ -15,7 +18,11 @@ use sudoku_anneal::{solve, Outcome, Settings, Status};
 use crate::util::{exact_solve, example, famous_hard, grid, EASY, INKALA};
 
 pub fn gpu() -> Option<GpuBackend> {
-    match GpuBackend::new(AdapterChoice::Any) {
+    gpu_with(Engine::Scalar)
+}
+
+fn gpu_with(engine: Engine) -> Option<GpuBackend> {
+    match GpuBackend::new(AdapterChoice::Any, engine) {
         Ok(gpu) => Some(gpu),
         Err(err) if std::env::var("REQUIRE_GPU").as_deref() == Ok("1") => panic!("REQUIRE_GPU=1 but {err}"),
         Err(err) => {
@@ -26,35 +33,48 @@ pub fn gpu() -> Option<GpuBackend> {
 }
 
 const RUNGS: usize = 7;
-/// Not a multiple of the shader's 4 replicas per workgroup, so groups straddle slots.
+/// Not a multiple of the scalar kernel's 4 replicas per workgroup, so
+/// groups straddle slots; for bits.wgsl a full word and 3 lanes of another.
 const PER_SLOT: usize = 5 * RUNGS;
+
+/// The CPU twin of `engine`'s kernel.
+fn twin(engine: Engine) -> Box<dyn Backend> {
+    match engine {
+        Engine::Scalar => Box::new(CpuBackend::new()),
+        Engine::Bits => Box::new(Bits32Backend::new()),
+    }
+}
 
 fn model(puzzle: &str, mode: Reduce) -> Model {
     Model::build(&reduce(&grid(puzzle), mode).unwrap()).unwrap()
 }
 
-/// Both backends run the same rounds of sweeps and exchanges on two slots
+/// `engine`'s kernel and its twin run the same rounds of sweeps and exchanges on two slots
 /// (slot 0 runs `counts.0` sweeps a round, slot 1 `counts.1`); energies and
 /// spins must agree after every round. Slot 1 is reloaded halfway. The GPU
 /// gets each slot as a bank of its own, both in flight at once, collected
 /// in reverse order, as the solver pipelines them. Returns how many times
 /// a slot had a zero-energy replica after a round.
-fn assert_twins(models: [&Model; 3], rounds: u32, counts: (u32, u32)) -> usize {
-    let Some(mut gpu) = gpu() else { return 0 };
+fn assert_twins(engine: Engine, models: [&Model; 3], rounds: u32, counts: (u32, u32)) -> usize {
+    let Some(mut gpu) = gpu_with(engine) else { return 0 };
     let mut solved = 0;
-    let mut cpu = CpuBackend::new();
+    let mut twin = twin(engine);
+    let cpu = twin.as_mut();
     let ladder = Ladder::geometric(RUNGS, 0.3, 3.0);
     let layout = Layout { shape: models[0].fixed.shape, slots: 2, replicas_per_slot: PER_SLOT, rungs: RUNGS };
     let mut exchanges: Vec<Exchange> =
         (0..2 * PER_SLOT as u32 / RUNGS as u32).map(|i| Exchange::new(&ladder, 42, i)).collect();
-    for backend in [&mut cpu as &mut dyn Backend, &mut gpu] {
+    for backend in [&mut *cpu, &mut gpu as &mut dyn Backend] {
         backend.configure(layout).unwrap();
         backend.load(0, &Problem::new(models[0], &ladder, 42)).unwrap();
         backend.load(1, &Problem::new(models[1], &ladder, 7)).unwrap();
     }
+    // Before any sweep the GPU backend knows its initial states without reading them.
+    let every: Vec<usize> = (0..2 * PER_SLOT).collect();
+    assert_eq!(gpu.spins(&every).unwrap(), cpu.spins(&every).unwrap(), "{engine:?}: initial spins");
     for round in 0..rounds {
         if round == rounds / 2 {
-            for backend in [&mut cpu as &mut dyn Backend, &mut gpu] {
+            for backend in [&mut *cpu, &mut gpu as &mut dyn Backend] {
                 backend.unload(1).unwrap();
                 backend.load(1, &Problem::new(models[2], &ladder, 9)).unwrap();
             }
@@ -71,7 +91,6 @@ fn assert_twins(models: [&Model; 3], rounds: u32, counts: (u32, u32)) -> usize {
         // A slot's first zero-energy replica comes back with the energies.
         solved += expected[..ran].chunks(PER_SLOT).filter(|slot| slot.contains(&0)).count();
         // Every replica at once: more than the readback buffer holds, so several submissions.
-        let every: Vec<usize> = (0..2 * PER_SLOT).collect();
         let spins = gpu.spins(&every).unwrap();
         assert_eq!(spins, cpu.spins(&every).unwrap(), "spins after round {round}");
         assert_eq!(gpu.spins(&[PER_SLOT + 3, 1]).unwrap(), [spins[PER_SLOT + 3].clone(), spins[1].clone()]);
@@ -88,28 +107,35 @@ fn assert_twins(models: [&Model; 3], rounds: u32, counts: (u32, u32)) -> usize {
     solved
 }
 
+const ENGINES: [Engine; 2] = [Engine::Scalar, Engine::Bits];
+
 #[test]
 fn gpu_sweeps_equal_the_cpu_twin_on_two_slots() {
     let hard = famous_hard();
     let escargot = Model::build(&reduce(&hard[1], Reduce::Clues).unwrap()).unwrap();
-    assert_twins([&model(INKALA, Reduce::Clues), &escargot, &model(INKALA, Reduce::Propagate)], 6, (4, 3));
+    for engine in ENGINES {
+        let models = [&model(INKALA, Reduce::Clues), &escargot, &model(INKALA, Reduce::Propagate)];
+        assert_twins(engine, models, 6, (4, 3));
+    }
 }
 
 #[test]
 fn gpu_returns_solved_replicas_equal_to_the_cpu_twin() {
-    let solved = assert_twins(
-        [&model(EASY, Reduce::Clues), &model(EASY, Reduce::Clues), &model(EASY, Reduce::Clues)],
-        12,
-        (5, 5),
-    );
-    if gpu().is_some() {
-        assert!(solved > 0, "no replica reached energy 0: the test proves nothing");
+    for engine in ENGINES {
+        let easy = model(EASY, Reduce::Clues);
+        let solved = assert_twins(engine, [&easy, &easy, &easy], 12, (5, 5));
+        if gpu().is_some() {
+            assert!(solved > 0, "{engine:?}: no replica reached energy 0: the test proves nothing");
+        }
     }
 }
 
 #[test]
 fn gpu_sweeps_equal_the_cpu_twin_on_the_full_model() {
-    assert_twins([&model(EASY, Reduce::None), &model(INKALA, Reduce::None), &model(EASY, Reduce::Clues)], 2, (3, 0));
+    for engine in ENGINES {
+        let models = [&model(EASY, Reduce::None), &model(INKALA, Reduce::None), &model(EASY, Reduce::Clues)];
+        assert_twins(engine, models, 2, (3, 0));
+    }
 }
 
 /// Puzzles of `side` from a bundled example file.
@@ -122,7 +148,9 @@ fn example_puzzles(file: &str, variant: Variant, side: usize) -> Vec<Grid> {
 }
 
 /// 16×16 and 25×25 boards, diagonals on odd and even sides (5 and 6
-/// constraints per spin), Latin squares (3): every kernel layout.
+/// constraints per spin), Latin squares (3): every kernel layout. A word
+/// of 25×25 boards needs 51 KiB of workgroup memory: on lavapipe (32 KiB)
+/// gpu-bits must refuse it with a clear error.
 #[test]
 fn gpu_sweeps_equal_the_cpu_twin_on_every_kind_of_board() {
     let cases = [
@@ -132,11 +160,18 @@ fn gpu_sweeps_equal_the_cpu_twin_on_every_kind_of_board() {
         ("x.txt", Variant::X, 16),
         ("latin.txt", Variant::Latin, 7),
     ];
-    for (file, variant, side) in cases {
+    for (engine, (file, variant, side)) in ENGINES.into_iter().flat_map(|e| cases.map(|case| (e, case))) {
         let puzzles = example_puzzles(file, variant, side);
         let build = |k: usize, mode| Model::build(&reduce(&puzzles[k % puzzles.len()], mode).unwrap()).unwrap();
         let models = [build(0, Reduce::Clues), build(1, Reduce::None), build(2, Reduce::Clues)];
-        assert_twins([&models[0], &models[1], &models[2]], 3, (2, 3));
+        if engine == Engine::Bits && side == 25 {
+            let Some(mut gpu) = gpu_with(engine) else { return };
+            let layout = Layout { shape: puzzles[0].shape, slots: 1, replicas_per_slot: 32, rungs: 1 };
+            let err = gpu.configure(layout).unwrap_err().to_string();
+            assert!(err.contains("a word of 32 replicas of a 25×25 board does not fit"), "{err}");
+            continue;
+        }
+        assert_twins(engine, [&models[0], &models[1], &models[2]], 3, (2, 3));
     }
 }
 
@@ -178,4 +213,37 @@ fn gpu_solver_with_two_banks_in_flight_agrees_with_the_cpu() {
     assert_eq!(runs[0].len(), 5);
     assert!(runs[0].iter().all(|(_, status, sweeps)| matches!(status, Status::Solved(_)) && *sweeps > 0));
     assert_eq!(runs[1], runs[0]);
+}
+
+/// gpu-bits through the solver, at one temperature as it runs by default
+/// on 9×9 boards, solves Inkala in the sweeps its twin needs; and the CLI
+/// names it and prints a solution that the exact solver confirms.
+#[test]
+fn gpu_bits_solves_inkala_as_its_twin_does() {
+    let Some(mut gpu) = gpu_with(Engine::Bits) else { return };
+    let settings = Settings {
+        ladders: 64,
+        replicas: 1,
+        t_min: 0.63,
+        t_max: 0.63,
+        seed: 1,
+        max_sweeps: 20_000,
+        ..Settings::default()
+    };
+    let outcome = solve(&grid(INKALA), &settings, &mut gpu).unwrap();
+    let solution = exact_solve(&grid(INKALA)).unwrap();
+    assert_eq!(outcome.status, Status::Solved(solution.clone()));
+    let twin_outcome = solve(&grid(INKALA), &settings, &mut Bits32Backend::new()).unwrap();
+    assert_eq!((outcome.sweeps, twin_outcome.status), (twin_outcome.sweeps, Status::Solved(solution.clone())));
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+        .args(["solve", "--backend", "gpu-bits", "--ladders", "64", "--batch", "2", "--format", "jsonl", INKALA])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (record["backend"].as_str(), record["solution"].as_str()),
+        (Some("gpu-bits"), Some(&*solution.to_string()))
+    );
 }

@@ -1,4 +1,6 @@
-//! The GPU backend: `shaders/sweep.wgsl` through wgpu.
+//! The GPU backends through wgpu: `gpu` runs `shaders/sweep.wgsl` (an int
+//! per constraint total, 32 invocations per replica), `gpu-bits` runs
+//! `shaders/bits.wgsl` (32 replicas bit-sliced per u32 word).
 //!
 //! [`GpuContext`] (adapter, device, a pipeline per board shape) is built
 //! once per run and [`Backend::configure`] allocates a batch's buffers once; each
@@ -17,7 +19,8 @@ use std::ops::Range;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use self::params::{Kernel, Params, Slot};
+use self::params::{Engine, Kernel, Params, Slot};
+use super::bits32;
 use super::{Backend, Layout, Problem};
 use crate::error::{Error, Result};
 use crate::grid::Shape;
@@ -114,6 +117,7 @@ pub struct GpuContext {
     lost: Arc<Mutex<Option<String>>>,
     fault: Option<Fault>,
     dispatches: u32,
+    engine: Engine,
     pub adapter: AdapterSummary,
     device: wgpu::Device,
     queue: wgpu::Queue,
@@ -123,7 +127,7 @@ pub struct GpuContext {
 }
 
 impl GpuContext {
-    pub fn new(choice: AdapterChoice) -> Result<GpuContext> {
+    pub fn new(choice: AdapterChoice, engine: Engine) -> Result<GpuContext> {
         let adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
         let adapter = adapters
             .into_iter()
@@ -154,7 +158,7 @@ impl GpuContext {
         });
         let fault = Fault::from_env();
         let pipelines = HashMap::new();
-        let mut context = GpuContext { lost, fault, dispatches: 0, adapter, device, queue, pipelines, limits };
+        let mut context = GpuContext { lost, fault, dispatches: 0, engine, adapter, device, queue, pipelines, limits };
         // Build the classic kernel now, so a shader that does not compile fails before any input is read.
         context.pipeline(Shape::CLASSIC)?;
         Ok(context)
@@ -163,16 +167,21 @@ impl GpuContext {
     /// The kernel constants and pipelines for `shape`, compiled on first use.
     fn pipeline(&mut self, shape: Shape) -> Result<&Pipelines> {
         if !self.pipelines.contains_key(&shape) {
-            let kernel = Kernel::new(shape, self.limits.max_compute_workgroup_storage_size).ok_or_else(|| {
-                Error::Gpu(format!("one replica of a {0}×{0} board exceeds this adapter's workgroup memory", shape.n))
+            let workgroup_bytes = self.limits.max_compute_workgroup_storage_size;
+            let kernel = Kernel::new(self.engine, shape, workgroup_bytes).ok_or_else(|| {
+                let unit = if self.engine == Engine::Bits { "a word of 32 replicas" } else { "one replica" };
+                Error::Gpu(format!(
+                    "{unit} of a {0}×{0} board does not fit in this adapter's workgroup memory",
+                    shape.n
+                ))
             })?;
-            let mut source = kernel.wgsl_constants() + include_str!("../../../shaders/sweep.wgsl");
+            let mut source = kernel.source();
             if self.fault == Some(Fault::Shader) {
                 source += "\nthis line is not WGSL";
             }
             let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
             let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("sweep.wgsl"),
+                label: Some("sweep kernel"),
                 source: wgpu::ShaderSource::Wgsl(source.into()),
             });
             let entry_point = |name| {
@@ -264,7 +273,7 @@ struct Readback {
     words: u64,
 }
 
-/// The entry points of `sweep.wgsl` compiled for one board shape.
+/// The entry points of a sweep kernel compiled for one board shape.
 #[derive(Clone)]
 struct Pipelines {
     kernel: Kernel,
@@ -306,10 +315,11 @@ struct Batch {
     rungs: wgpu::Buffer,
     initial_totals: wgpu::Buffer,
     totals: wgpu::Buffer,
-    cells: wgpu::Buffer,
+    /// Each replica's cell words (scalar), or each word's spins (bits).
+    states: wgpu::Buffer,
     energies: wgpu::Buffer,
     solutions: wgpu::Buffer,
-    /// For replicas' cells read on request.
+    /// For replicas' states read on request.
     readback: wgpu::Buffer,
 }
 
@@ -325,7 +335,7 @@ impl Batch {
             &self.rungs,
             &self.initial_totals,
             &self.totals,
-            &self.cells,
+            &self.states,
             &self.energies,
             &self.solutions,
         ];
@@ -354,7 +364,7 @@ impl Batch {
                 })
             };
             let sweep_group = bind_group(&pipelines.sweep, &[0, 1, 2, 3, 4, 5, 6, 7, 8]);
-            let gather_group = bind_group(&pipelines.gather, &[0, 7, 8, 9]);
+            let gather_group = bind_group(&pipelines.gather, kernel.gather_bindings());
             let words = slots.len() * (per_slot + kernel.cells as usize);
             let readback = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("round readback"),
@@ -373,8 +383,8 @@ pub struct GpuBackend {
 }
 
 impl GpuBackend {
-    pub fn new(choice: AdapterChoice) -> Result<GpuBackend> {
-        Ok(GpuBackend { context: GpuContext::new(choice)?, batch: None })
+    pub fn new(choice: AdapterChoice, engine: Engine) -> Result<GpuBackend> {
+        Ok(GpuBackend { context: GpuContext::new(choice, engine)?, batch: None })
     }
 
     pub fn adapter(&self) -> &AdapterSummary {
@@ -394,27 +404,31 @@ fn not_configured() -> Error {
     Error::Internal("GPU backend used before configure".into())
 }
 
-/// Workgroups to cover `replicas`, as a 2-D grid within the per-dimension
+/// Workgroups to cover `units`, as a 2-D grid within the per-dimension
 /// limit, balanced so the padding is less than one row.
-fn workgroup_grid(replicas: u32, replicas_per_group: u32, max_per_dimension: u32) -> (u32, u32) {
-    let groups = replicas.div_ceil(replicas_per_group);
+fn workgroup_grid(units: u32, per_group: u32, max_per_dimension: u32) -> (u32, u32) {
+    let groups = units.div_ceil(per_group);
     let rows = groups.div_ceil(max_per_dimension).max(1);
     (groups.div_ceil(rows), rows)
 }
 
 impl Backend for GpuBackend {
     fn name(&self) -> &'static str {
-        "gpu"
+        match self.context.engine {
+            Engine::Scalar => "gpu",
+            Engine::Bits => "gpu-bits",
+        }
     }
 
     fn device(&self) -> String {
         format!("{} ({})", self.context.adapter.name, self.context.adapter.backend)
     }
 
-    /// The totals buffer, 4 bytes per constraint per replica, is the largest.
+    /// As many as the largest buffer (totals or states) holds in one binding.
     fn max_replicas(&self, shape: Shape) -> usize {
         let limit = self.context.limits.max_storage_buffer_binding_size.min(u32::MAX as u64);
-        limit as usize / ((shape.geometry().constraints + 1) * 4)
+        // Workgroup memory plays no part here: a kernel that does not fit fails in `configure`.
+        Kernel::new(self.context.engine, shape, u32::MAX).expect("fits in unlimited memory").max_replicas(limit)
     }
 
     fn configure(&mut self, layout: Layout) -> Result<()> {
@@ -426,7 +440,8 @@ impl Backend for GpuBackend {
         }
         let pipelines = self.context.pipeline(layout.shape)?.clone();
         let kernel = pipelines.kernel;
-        let (totals_per_replica, cells_per_replica) = (kernel.totals as usize, kernel.cells as usize);
+        let units = kernel.units(layout.slots, layout.replicas_per_slot);
+        let cells_per_replica = kernel.cells as usize;
         let device = &self.context.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let buffer = |label: &str, words: usize, usage: wgpu::BufferUsages| {
@@ -444,13 +459,14 @@ impl Backend for GpuBackend {
         let spin_data = buffer("spin data", layout.slots * (kernel.max_spins * kernel.spin_vecs * 4) as usize, storage);
         let thresholds = buffer("thresholds", layout.slots * threshold_stride as usize, storage);
         let rungs = buffer("rung of replica", replicas, storage);
-        let initial_totals = buffer("initial totals", layout.slots * totals_per_replica, storage);
-        let totals = buffer("totals", replicas * totals_per_replica, storage);
-        let cells = buffer("cells", replicas * cells_per_replica, readable);
+        let initial_totals = buffer("initial totals", layout.slots * kernel.totals as usize, storage);
+        let totals = buffer("totals", units * kernel.totals_per_unit() as usize, storage);
+        let states = buffer("states", units * kernel.state_per_unit() as usize, readable);
         let energies = buffer("energies", replicas, readable);
         let solutions = buffer("solutions", layout.slots * cells_per_replica, readable);
-        // One replica's cells per slot.
-        let readback = buffer("readback", layout.slots * cells_per_replica, wgpu::BufferUsages::MAP_READ);
+        // For replicas' states read on request: one replica's cells per slot, and at least one unit's state.
+        let readback_words = (layout.slots * cells_per_replica).max(kernel.state_per_unit() as usize);
+        let readback = buffer("readback", readback_words, wgpu::BufferUsages::MAP_READ);
         if let Some(err) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("cannot allocate the batch: {err}")));
         }
@@ -468,7 +484,7 @@ impl Backend for GpuBackend {
             rungs,
             initial_totals,
             totals,
-            cells,
+            states,
             energies,
             solutions,
             readback,
@@ -572,7 +588,8 @@ impl Backend for GpuBackend {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             pass.set_pipeline(&pipelines.sweep);
             pass.set_bind_group(0, &bank.sweep_group, &[]);
-            let (x, y) = workgroup_grid(replicas.len() as u32, pipelines.kernel.replicas_per_group, max);
+            let kernel = pipelines.kernel;
+            let (x, y) = workgroup_grid(kernel.units(busy.len(), per_slot) as u32, kernel.per_group, max);
             pass.dispatch_workgroups(x, y, 1);
             pass.set_pipeline(&pipelines.gather);
             pass.set_bind_group(0, &bank.gather_group, &[]);
@@ -627,35 +644,54 @@ impl Backend for GpuBackend {
     fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
         let batch = self.batch_ref()?;
         let per_slot = batch.layout.replicas_per_slot;
-        let cells_per_replica = batch.pipelines.kernel.cells as u64;
-        // Not dispatched since its load: still the all-zero state, nothing to read.
+        let kernel = batch.pipelines.kernel;
+        // Not dispatched since its load: still in its initial state, nothing to read.
         let fresh = |replica: usize| batch.slots[replica / per_slot].fresh != 0;
         // The solved replica of each slot came back with the energies.
         let gathered = |replica: usize| {
             batch.gathered[replica / per_slot].as_ref().filter(|(solved, _)| *solved == replica).map(|(_, cells)| cells)
         };
+        // Where a replica's state is: its cells (scalar), or its word's spins (bits).
+        let unit = |replica: usize| match kernel.engine {
+            Engine::Scalar => replica,
+            Engine::Bits => kernel.units(replica / per_slot, per_slot) + replica % per_slot / bits32::WORD,
+        };
+        let unit_words = kernel.state_per_unit() as u64;
         let copies: Vec<(&wgpu::Buffer, u64, u64)> = replicas
             .iter()
             .filter(|&&r| !fresh(r) && gathered(r).is_none())
-            .map(|&r| (&batch.cells, r as u64 * cells_per_replica, cells_per_replica))
+            .map(|&r| (&batch.states, unit(r) as u64 * unit_words, unit_words))
             .collect();
-        let per_readback = (batch.readback.size() / 4 / cells_per_replica) as usize;
-        let mut read = Vec::with_capacity(copies.len() * cells_per_replica as usize);
+        let per_readback = (batch.readback.size() / 4 / unit_words) as usize;
+        let mut read = Vec::with_capacity(copies.len() * unit_words as usize);
         for copies in copies.chunks(per_readback) {
             let encoder = self.context.device.create_command_encoder(&Default::default());
             let pending = self.context.submit_with_readback(encoder, copies, &batch.readback);
             read.extend(self.context.wait(&batch.readback, pending)?);
         }
-        let mut read = read.chunks(cells_per_replica as usize);
+        let mut read = read.chunks(unit_words as usize);
         Ok(replicas
             .iter()
             .map(|&r| {
-                let free_spins = &batch.free_spins[r / per_slot];
-                if fresh(r) {
-                    return vec![0; free_spins.len()];
+                let (slot, free_spins) = (&batch.slots[r / per_slot], &batch.free_spins[r / per_slot]);
+                let from_cells =
+                    |cells: &[u32]| free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect();
+                if let Some(cells) = gathered(r) {
+                    return from_cells(cells);
                 }
-                let cells = gathered(r).map_or_else(|| read.next().expect("one range per replica read"), Vec::as_slice);
-                free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect()
+                let lane = r % per_slot % bits32::WORD;
+                match (kernel.engine, fresh(r)) {
+                    (Engine::Scalar, true) => vec![0; free_spins.len()],
+                    (Engine::Scalar, false) => from_cells(read.next().expect("one range per replica read")),
+                    (Engine::Bits, true) => {
+                        let seed = (slot.seed_hi as u64) << 32 | slot.seed_lo as u64;
+                        bits32::initial_state(free_spins.len(), seed, r % per_slot)
+                    }
+                    (Engine::Bits, false) => {
+                        let words = read.next().expect("one range per replica read");
+                        words[..free_spins.len()].iter().map(|w| (w >> lane & 1) as u8).collect()
+                    }
+                }
             })
             .collect())
     }

@@ -1,18 +1,31 @@
-//! Data shared with `shaders/sweep.wgsl`, laid out as the shader reads it,
-//! and the per-shape constants the shader is compiled with.
+//! Data shared with the sweep kernels (`shaders/common.wgsl`, `sweep.wgsl`,
+//! `bits.wgsl`), laid out as they read it, and the per-shape constants
+//! each is compiled with.
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::backend::bits32::{sum_planes, total_planes, WORD};
 use crate::grid::{Shape, MAX_N};
 
-/// Invocations per replica.
+/// Which sweep kernel runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Engine {
+    /// `sweep.wgsl`: an int per constraint total, LANES invocations per replica (twin: the cpu backend).
+    Scalar,
+    /// `bits.wgsl`: 32 replicas per u32 word, an invocation per lane (twin: bits32).
+    Bits,
+}
+
+/// Invocations per replica of the scalar kernel.
 pub const LANES: u32 = 32;
 /// Invocations per slot of the `gather` entry point.
 pub const GATHER_SIZE: u32 = 64;
-/// The most replicas a workgroup holds; fewer when a board's totals do not fit.
-const MAX_REPLICAS_PER_GROUP: u32 = 4;
+/// The most replicas (scalar) or words (bits) a workgroup holds; fewer when a board's totals do not fit.
+const MAX_UNITS_PER_GROUP: u32 = 4;
+/// Words of bits.wgsl's threshold rows: 2 smallest uphill ΔE × 32 rounds × 3 ΔE classes.
+const ROWS: u32 = 192;
 
-/// The shader's uniform. Keep in sync: `struct Params` in sweep.wgsl.
+/// The kernels' uniform. Keep in sync: `struct Params` in common.wgsl.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct Params {
@@ -30,7 +43,7 @@ pub struct Params {
 const CLASS_STARTS: usize = 28;
 const _: () = assert!(MAX_N < CLASS_STARTS);
 
-/// One slot's puzzle. Keep in sync: `struct Slot` in sweep.wgsl.
+/// One slot's puzzle. Keep in sync: `struct Slot` in common.wgsl.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct Slot {
@@ -39,18 +52,20 @@ pub struct Slot {
     pub seed_lo: u32,
     pub seed_hi: u32,
     pub table_len: u32,
-    /// 1 until the first dispatch after a load: the shader then starts the
-    /// slot's replicas from the all-zero state instead of reading them.
+    /// 1 until the first dispatch after a load: the kernel then starts the
+    /// slot's replicas from its initial state instead of reading them.
     pub fresh: u32,
     pub offset: i32,
     /// Free spins of colour c are `class_start[c]..class_start[c + 1]`.
     pub class_start: [u32; CLASS_STARTS],
 }
 
-/// The constants the sweep shader is compiled with for one board shape:
-/// array sizes, the constraint layout of a spin, replicas per workgroup.
+/// The constants a sweep kernel is compiled with for one board shape:
+/// array sizes, the constraint layout of a spin, units (replicas or words)
+/// per workgroup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Kernel {
+    pub engine: Engine,
     pub shape: Shape,
     pub cells: u32,
     /// Constraint totals per replica: every constraint, then one padding
@@ -66,15 +81,20 @@ pub struct Kernel {
     pub spin_vecs: u32,
     /// Threshold words per rung: the largest ΔE any puzzle of the shape can produce, plus 1.
     pub table_len: u32,
-    pub replicas_per_group: u32,
+    /// Bit planes of a total and of a spin's sum of totals (bits only).
+    pub planes: u32,
+    pub sum_planes: u32,
+    /// Replicas (scalar) or words (bits) per workgroup.
+    pub per_group: u32,
 }
 
 impl Kernel {
-    /// The kernel for `shape` on a device with `workgroup_bytes` of workgroup memory; `None` if one replica does not fit.
-    pub fn new(shape: Shape, workgroup_bytes: u32) -> Option<Kernel> {
+    /// The kernel for `shape` on a device with `workgroup_bytes` of workgroup memory; `None` if one unit does not fit.
+    pub fn new(engine: Engine, shape: Shape, workgroup_bytes: u32) -> Option<Kernel> {
         let geometry = shape.geometry();
         let width = geometry.spin_width as u32;
         let mut kernel = Kernel {
+            engine,
             shape,
             cells: geometry.cells as u32,
             totals: geometry.constraints as u32 + 1,
@@ -84,39 +104,110 @@ impl Kernel {
             spin_vecs: width.div_ceil(4),
             // |local field| ≤ Σ_k |2(t_k − x) − 1| ≤ width · (2n − 1).
             table_len: width * (2 * shape.n as u32 - 1) + 1,
-            replicas_per_group: 0,
+            planes: total_planes(shape.n) as u32,
+            sum_planes: sum_planes(geometry.spin_width, shape.n) as u32,
+            per_group: 0,
         };
-        kernel.replicas_per_group = (workgroup_bytes / kernel.bytes_per_replica()).min(MAX_REPLICAS_PER_GROUP);
-        (kernel.replicas_per_group > 0).then_some(kernel)
+        kernel.per_group = (workgroup_bytes / kernel.workgroup_bytes_per_unit()).min(MAX_UNITS_PER_GROUP);
+        (kernel.per_group > 0).then_some(kernel)
     }
 
-    /// Workgroup memory of one replica: its totals, its cell words, its energy.
-    fn bytes_per_replica(&self) -> u32 {
-        (self.totals + self.cells + 1) * 4
+    /// Workgroup memory of one unit. Scalar: a replica's totals, cell
+    /// words and energy; bits: a word's total planes, threshold rows and
+    /// lane tables.
+    fn workgroup_bytes_per_unit(&self) -> u32 {
+        match self.engine {
+            Engine::Scalar => (self.totals + self.cells + 1) * 4,
+            Engine::Bits => (self.totals * self.planes + ROWS + WORD as u32) * 4,
+        }
     }
 
-    /// WGSL declarations of the constants `shaders/sweep.wgsl` uses but
-    /// does not define; prepended to it.
-    pub fn wgsl_constants(&self) -> String {
-        let rpg = self.replicas_per_group;
-        [
+    /// Units (replicas or words) of a batch of `slots` slots of `per_slot` replicas.
+    pub fn units(&self, slots: usize, per_slot: usize) -> usize {
+        slots
+            * match self.engine {
+                Engine::Scalar => per_slot,
+                Engine::Bits => per_slot.div_ceil(WORD),
+            }
+    }
+
+    /// Words of the `totals` buffer per unit.
+    pub fn totals_per_unit(&self) -> u32 {
+        match self.engine {
+            Engine::Scalar => self.totals,
+            Engine::Bits => self.totals * self.planes,
+        }
+    }
+
+    /// Words of state (binding 7) per unit: a replica's cell words, or a word's spins.
+    pub fn state_per_unit(&self) -> u32 {
+        match self.engine {
+            Engine::Scalar => self.cells,
+            Engine::Bits => self.max_spins,
+        }
+    }
+
+    /// Replicas of the batch's largest buffer's worth of one binding.
+    pub fn max_replicas(&self, binding_bytes: u64) -> usize {
+        let per_unit = 4 * self.totals_per_unit().max(self.state_per_unit()) as u64;
+        let replicas_per_unit = match self.engine {
+            Engine::Scalar => 1,
+            Engine::Bits => WORD as u64,
+        };
+        (binding_bytes / per_unit * replicas_per_unit) as usize
+    }
+
+    /// The bindings the `gather` entry point uses.
+    pub fn gather_bindings(&self) -> &'static [u32] {
+        match self.engine {
+            Engine::Scalar => &[0, 7, 8, 9],
+            Engine::Bits => &[0, 1, 2, 7, 8, 9],
+        }
+    }
+
+    /// The kernel's WGSL: its constants, then common.wgsl, then its own file.
+    pub fn source(&self) -> String {
+        let own = match self.engine {
+            Engine::Scalar => include_str!("../../../shaders/sweep.wgsl"),
+            Engine::Bits => include_str!("../../../shaders/bits.wgsl"),
+        };
+        self.wgsl_constants() + include_str!("../../../shaders/common.wgsl") + own
+    }
+
+    /// WGSL declarations of the constants the kernel uses but does not define.
+    fn wgsl_constants(&self) -> String {
+        let per_group = self.per_group;
+        let mut constants = vec![
             format!("const CELLS: u32 = {}u;", self.cells),
             format!("const TOTALS: u32 = {}u;", self.totals),
             format!("const PADDING: u32 = {}u;", self.totals - 1),
             format!("const COLOURS: u32 = {}u;", self.shape.n),
             format!("const MAX_SPINS: u32 = {}u;", self.max_spins),
             format!("const WIDTH: u32 = {}u;", self.width),
-            format!("const UNIFORM: bool = {};", self.uniform),
             format!("const SPIN_VECS: u32 = {}u;", self.spin_vecs),
-            format!("const LANES: u32 = {LANES}u;"),
-            format!("const REPLICAS_PER_GROUP: u32 = {rpg}u;"),
-            format!("const GROUP_SIZE: u32 = {}u;", LANES * rpg),
-            format!("const GROUP_TOTALS: u32 = {}u;", self.totals * rpg),
-            format!("const GROUP_CELLS: u32 = {}u;", self.cells * rpg),
             format!("const GATHER_SIZE: u32 = {GATHER_SIZE}u;"),
-            String::new(),
-        ]
-        .join("\n")
+        ];
+        constants.extend(match self.engine {
+            Engine::Scalar => vec![
+                format!("const UNIFORM: bool = {};", self.uniform),
+                format!("const LANES: u32 = {LANES}u;"),
+                format!("const REPLICAS_PER_GROUP: u32 = {per_group}u;"),
+                format!("const GROUP_SIZE: u32 = {}u;", LANES * per_group),
+                format!("const GROUP_TOTALS: u32 = {}u;", self.totals * per_group),
+                format!("const GROUP_CELLS: u32 = {}u;", self.cells * per_group),
+            ],
+            Engine::Bits => vec![
+                format!("const PLANES: u32 = {}u;", self.planes),
+                format!("const SUM_PLANES: u32 = {}u;", self.sum_planes),
+                format!("const WORDS_PER_GROUP: u32 = {per_group}u;"),
+                format!("const GROUP_SIZE: u32 = {}u;", WORD as u32 * per_group),
+                format!("const GROUP_TOTALS: u32 = {}u;", self.totals * self.planes * per_group),
+                format!("const GROUP_ROWS: u32 = {}u;", ROWS * per_group),
+                format!("const GROUP_LANES: u32 = {}u;", WORD as u32 * per_group),
+            ],
+        });
+        constants.push(String::new());
+        constants.join("\n")
     }
 }
 
@@ -130,30 +221,43 @@ mod tests {
         body[..body.find('}').unwrap()].to_string()
     }
 
-    /// The WGSL structs have the same fields, and every constant the shader uses comes from here.
+    /// The WGSL structs have the same fields, and every constant a kernel uses comes from here.
     #[test]
-    fn structs_and_constants_match_the_shader() {
-        let shader = include_str!("../../../shaders/sweep.wgsl");
+    fn structs_and_constants_match_the_shaders() {
+        let common = include_str!("../../../shaders/common.wgsl");
         assert_eq!(std::mem::size_of::<Params>(), 4 * 5);
-        assert_eq!(fields(shader, "Params").matches(": u32,").count(), 5);
+        assert_eq!(fields(common, "Params").matches(": u32,").count(), 5);
         assert_eq!(std::mem::size_of::<Slot>(), 4 * (7 + CLASS_STARTS));
-        let slot = fields(shader, "Slot");
+        let slot = fields(common, "Slot");
         assert_eq!(slot.matches(": u32,").count(), 6);
         assert!(slot.contains("offset: i32,") && slot.contains(&format!("class_start: array<u32, {CLASS_STARTS}>,")));
-        let kernel = Kernel::new(Shape::CLASSIC, 16384).unwrap();
-        for line in kernel.wgsl_constants().lines().filter(|l| !l.is_empty()) {
-            let name = line.split_whitespace().nth(1).unwrap().trim_end_matches(':');
-            assert!(shader.contains(name), "{name} is unused");
-            assert!(!shader.contains(&format!("const {name}")), "{name} is defined twice");
+        for engine in [Engine::Scalar, Engine::Bits] {
+            let kernel = Kernel::new(engine, Shape::CLASSIC, 16384).unwrap();
+            let constants = kernel.wgsl_constants();
+            let shader = &kernel.source()[constants.len()..];
+            for line in constants.lines().filter(|l| !l.is_empty()) {
+                let name = line.split_whitespace().nth(1).unwrap().trim_end_matches(':');
+                assert!(shader.contains(name), "{engine:?}: {name} is unused");
+                assert!(!shader.contains(&format!("const {name}")), "{engine:?}: {name} is defined twice");
+            }
         }
     }
 
     #[test]
-    fn large_boards_get_fewer_replicas_per_workgroup() {
-        let classic = Kernel::new(Shape::CLASSIC, 16384).unwrap();
-        assert_eq!((classic.totals, classic.replicas_per_group, classic.table_len), (325, 4, 69));
-        let big = Kernel::new(Shape { n: 25, variant: Variant::X }, 16384).unwrap();
-        assert_eq!((big.width, big.spin_vecs, big.replicas_per_group), (6, 2, 1));
-        assert_eq!(Kernel::new(big.shape, 8192), None);
+    fn large_boards_get_fewer_units_per_workgroup() {
+        let classic = Kernel::new(Engine::Scalar, Shape::CLASSIC, 16384).unwrap();
+        assert_eq!((classic.totals, classic.per_group, classic.table_len), (325, 4, 69));
+        let big = Kernel::new(Engine::Scalar, Shape { n: 25, variant: Variant::X }, 16384).unwrap();
+        assert_eq!((big.width, big.spin_vecs, big.per_group), (6, 2, 1));
+        assert_eq!(Kernel::new(Engine::Scalar, big.shape, 8192), None);
+        // A 9×9 word: 325 totals × 4 planes, 192 rows, 32 lanes: 6,196 bytes.
+        let bits = Kernel::new(Engine::Bits, Shape::CLASSIC, 16384).unwrap();
+        assert_eq!((bits.planes, bits.sum_planes, bits.per_group), (4, 6, 2));
+        let sixteen = Shape { n: 16, variant: Variant::Standard };
+        assert_eq!(Kernel::new(Engine::Bits, sixteen, 16384), None);
+        assert_eq!(
+            Kernel::new(Engine::Bits, sixteen, 32768).map(|k| (k.planes, k.sum_planes, k.per_group)),
+            Some((5, 7, 1))
+        );
     }
 }

@@ -1,0 +1,349 @@
+// Bit-sliced colour-class Metropolis sweeps: 32 replicas of a slot per u32
+// *word* (lane l of word w is replica 32w + l of the slot), one invocation
+// per lane, WORDS_PER_GROUP words per workgroup.
+// Twin of `Word::sweep` in src/backend/bits32.rs, which describes the
+// algorithm: same words, same random numbers, same integer arithmetic.
+//
+// Prepended, as for sweep.wgsl: the board's constants (`Kernel::source` in
+// src/backend/gpu/params.rs), then common.wgsl.
+//
+// In the phase of class c, invocation j of a word attempts free spins
+// class_start[c] + j, + j + 32, …, each for all 32 lanes at once; spins
+// of one class share no constraint, so this equals the twin's spin-by-spin
+// order, and a barrier separates the phases. Workgroup memory holds each
+// word's constraint totals as bit planes, its threshold rows and where its
+// lanes' thresholds are; spins stay in global memory, where each spin word
+// is read and written by one invocation a sweep.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> slots: array<Slot>;
+// As in sweep.wgsl: spin_data[(slot * MAX_SPINS + i) * SPIN_VECS + v].
+@group(0) @binding(2) var<storage, read> spin_data: array<vec4<u32>>;
+// thresholds[slot * threshold_stride + rung * table_len + ΔE]
+@group(0) @binding(3) var<storage, read> thresholds: array<u32>;
+@group(0) @binding(4) var<storage, read> rung_of_replica: array<u32>;
+// initial_totals[slot * TOTALS + k]: fixed ones in constraint k.
+@group(0) @binding(5) var<storage, read> initial_totals: array<u32>;
+// totals[(word * TOTALS + k) * PLANES + p]: bit p of t_k in every lane.
+@group(0) @binding(6) var<storage, read_write> totals: array<u32>;
+// spins[word * MAX_SPINS + i]: free spin i in every lane.
+@group(0) @binding(7) var<storage, read_write> spins: array<u32>;
+@group(0) @binding(8) var<storage, read_write> energies: array<i32>;
+// solutions[slot * CELLS + cell], bit d = spin (cell, d): the free spins
+// of the slot's first zero-energy replica, written by `gather`.
+@group(0) @binding(9) var<storage, read_write> solutions: array<atomic<u32>>;
+
+// One word's totals: local_totals[member * TOTALS * PLANES + k * PLANES + p].
+var<workgroup> local_totals: array<u32, GROUP_TOTALS>;
+// rows[member * ROWS + ((v − 1) * 32 + r) * 3 + band]: the lanes whose
+// threshold for ΔE class `band` (ΔE = v, v + 2, v + 4) has bit 31 − r set.
+var<workgroup> rows: array<u32, GROUP_ROWS>;
+// lane_table[member * 32 + l]: where lane l's rung row starts in
+// `thresholds`, or NO_REPLICA.
+var<workgroup> lane_table: array<u32, GROUP_LANES>;
+
+const ROWS: u32 = 192u;
+const NO_REPLICA: u32 = 0xffffffffu;
+// Keep in sync with src/backend/bits32.rs.
+const DRAWS_PER_SPIN: u32 = 64u;
+const INITIAL_STATE_SWEEP: u32 = 0xffffffffu;
+
+fn threshold(table: u32, table_len: u32, delta: u32) -> u32 {
+    if table == NO_REPLICA || delta >= table_len {
+        return 0u;
+    }
+    return thresholds[table + delta];
+}
+
+// High word of the 64-bit product, from 16-bit halves.
+fn mul_high(a: u32, b: u32) -> u32 {
+    let a_lo = a & 0xffffu;
+    let a_hi = a >> 16u;
+    let b_lo = b & 0xffffu;
+    let b_hi = b >> 16u;
+    let cross = ((a_lo * b_lo) >> 16u) + ((a_hi * b_lo) & 0xffffu) + a_lo * b_hi;
+    return a_hi * b_hi + ((a_hi * b_lo) >> 16u) + (cross >> 16u);
+}
+
+// Adds the total at local_totals[base..] to the bit-sliced `sum`.
+fn add(sum: ptr<function, array<u32, SUM_PLANES>>, base: u32) {
+    var carry = 0u;
+    for (var p = 0u; p < SUM_PLANES; p++) {
+        let a = (*sum)[p];
+        let b = select(0u, local_totals[base + p], p < PLANES);
+        (*sum)[p] = a ^ b ^ carry;
+        carry = (a & b) | (carry & (a ^ b));
+    }
+}
+
+// +1 in the lanes of `on`, −1 in those of `off`, to the total at local_totals[base..].
+fn count(base: u32, on: u32, off: u32) {
+    var carry = on;
+    var borrow = off;
+    for (var p = 0u; p < PLANES; p++) {
+        let t = local_totals[base + p];
+        local_totals[base + p] = t ^ carry ^ borrow;
+        carry = t & carry;
+        borrow = ~t & borrow;
+    }
+}
+
+// The lanes where `sum` ≥ m.
+fn at_least(sum: ptr<function, array<u32, SUM_PLANES>>, m: u32) -> u32 {
+    if m >= (1u << SUM_PLANES) {
+        return 0u;
+    }
+    var greater = 0u;
+    var equal = 0xffffffffu;
+    for (var p = SUM_PLANES; p > 0u; p--) {
+        let plane = (*sum)[p - 1u];
+        if ((m >> (p - 1u)) & 1u) == 1u {
+            equal &= plane;
+        } else {
+            greater |= equal & plane;
+            equal &= ~plane;
+        }
+    }
+    return greater | equal;
+}
+
+// The lanes where `sum` = m.
+fn equals(sum: ptr<function, array<u32, SUM_PLANES>>, m: u32) -> u32 {
+    if m >= (1u << SUM_PLANES) {
+        return 0u;
+    }
+    var equal = 0xffffffffu;
+    for (var p = 0u; p < SUM_PLANES; p++) {
+        equal &= select(~(*sum)[p], (*sum)[p], ((m >> p) & 1u) == 1u);
+    }
+    return equal;
+}
+
+// The lanes whose flip costs `delta`: x = 0 costs 2S − c, x = 1 costs 3c − 2S.
+fn uphill_by(x: u32, sum: ptr<function, array<u32, SUM_PLANES>>, c: u32, delta: u32) -> u32 {
+    return (~x & equals(sum, (c + delta) / 2u)) | (x & equals(sum, (3u * c - delta) / 2u));
+}
+
+fn lane_value(sum: ptr<function, array<u32, SUM_PLANES>>, lane: u32) -> u32 {
+    var value = 0u;
+    for (var p = 0u; p < SUM_PLANES; p++) {
+        value |= (((*sum)[p] >> lane) & 1u) << p;
+    }
+    return value;
+}
+
+// Where one word's replicas are.
+struct Place {
+    member: u32,
+    word: u32,
+    slot: u32,
+    // Its lanes that hold replicas.
+    live: u32,
+    table_len: u32,
+}
+
+// One attempt on free spin i for every lane of the word. Twin: the loop body of `Word::sweep`.
+fn attempt(place: Place, i: u32, key: u32) {
+    let spin = (place.slot * MAX_SPINS + i) * SPIN_VECS;
+    let head = spin_data[spin];
+    var k = array<u32, 6>(head.x & 0xffffu, head.y, head.z, head.w, PADDING, PADDING);
+    if SPIN_VECS > 1u {
+        k[4] = spin_data[spin + 1u].x;
+        k[5] = spin_data[spin + 1u].y;
+    }
+    let t0 = place.member * TOTALS * PLANES;
+    var sum: array<u32, SUM_PLANES>;
+    var c = 0u;
+    for (var j = 0u; j < WIDTH; j++) {
+        if k[j] != PADDING {
+            add(&sum, t0 + k[j] * PLANES);
+            c += 1u;
+        }
+    }
+    let x = spins[place.word * MAX_SPINS + i];
+    let up = ((~x & at_least(&sum, c / 2u + 1u)) | (x & ~at_least(&sum, (3u * c + 1u) / 2u))) & place.live;
+    let v = 2u - c % 2u;
+    let at_v = uphill_by(x, &sum, c, v);
+    let at_v2 = uphill_by(x, &sum, c, v + 2u);
+    let rest = up & ~at_v & ~at_v2;
+    let row = place.member * ROWS + (v - 1u) * 32u * 3u;
+    var undecided = up;
+    var below = 0u;
+    for (var r = 0u; r < 32u && undecided != 0u; r++) {
+        let bits = (at_v & rows[row + r * 3u]) | (at_v2 & rows[row + r * 3u + 1u]) | (rest & rows[row + r * 3u + 2u]);
+        let draw = attempt_random(key, DRAWS_PER_SPIN * i + r);
+        below |= undecided & bits & ~draw;
+        undecided &= ~(bits ^ draw);
+    }
+    var accepted = (~up | (below & (at_v | at_v2))) & place.live;
+    var thinned = below & rest;
+    while thinned != 0u {
+        let lane = firstTrailingBit(thinned);
+        thinned &= thinned - 1u;
+        let table = lane_table[place.member * 32u + lane];
+        let s = lane_value(&sum, lane);
+        let delta = select(2u * s - c, 3u * c - 2u * s, ((x >> lane) & 1u) == 1u);
+        let draw = attempt_random(key, DRAWS_PER_SPIN * i + 32u + lane);
+        if mul_high(draw, threshold(table, place.table_len, v + 4u)) < threshold(table, place.table_len, delta) {
+            accepted |= 1u << lane;
+        }
+    }
+    if accepted != 0u {
+        spins[place.word * MAX_SPINS + i] = x ^ accepted;
+        for (var j = 0u; j < WIDTH; j++) {
+            if k[j] != PADDING {
+                count(t0 + k[j] * PLANES, accepted & ~x, accepted & x);
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(GROUP_SIZE)
+fn sweep(
+    @builtin(local_invocation_index) local: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let member = local / 32u; // which of the workgroup's words
+    let lane = local % 32u;
+    let per_slot = params.replicas_per_slot;
+    let words_per_slot = (per_slot + 31u) / 32u;
+    let end_word = params.end_replica / per_slot * words_per_slot;
+    let word = params.first_replica / per_slot * words_per_slot + (group.y * groups.x + group.x) * WORDS_PER_GROUP + member;
+    // Padding words past the end run along (barriers need every
+    // invocation) but read and write nothing global.
+    let valid = word < end_word;
+    let clamped = min(word, end_word - 1u);
+    let slot_index = clamped / words_per_slot;
+    let first_lane = (clamped - slot_index * words_per_slot) * 32u; // replica of lane 0, in the slot
+    let live = select(0u, 0xffffffffu >> (32u - min(32u, per_slot - first_lane)), valid);
+    let slot = slots[slot_index];
+    let place = Place(member, clamped, slot_index, live, slot.table_len);
+    let t0 = member * TOTALS * PLANES;
+    let replica = slot_index * per_slot + first_lane + lane;
+    let lane_live = ((live >> lane) & 1u) == 1u;
+    let rung = rung_of_replica[min(replica, params.end_replica - 1u)];
+    lane_table[member * 32u + lane] =
+        select(NO_REPLICA, slot_index * params.threshold_stride + rung * slot.table_len, lane_live);
+    let fresh = slot.fresh != 0u;
+    if valid {
+        for (var j = lane; j < TOTALS * PLANES; j += 32u) {
+            let ones = initial_totals[slot_index * TOTALS + j / PLANES];
+            let start = select(0u, 0xffffffffu, ((ones >> (j % PLANES)) & 1u) == 1u);
+            local_totals[t0 + j] = select(totals[clamped * TOTALS * PLANES + j], start, fresh);
+        }
+    }
+    workgroupBarrier();
+    // Lane `lane` builds round `lane`'s rows.
+    for (var v = 1u; v <= 2u; v++) {
+        for (var band = 0u; band < 3u; band++) {
+            var bits = 0u;
+            for (var l = 0u; l < 32u; l++) {
+                let t = threshold(lane_table[member * 32u + l], slot.table_len, v + 2u * band);
+                bits |= ((t >> (31u - lane)) & 1u) << l;
+            }
+            rows[member * ROWS + ((v - 1u) * 32u + lane) * 3u + band] = bits;
+        }
+    }
+    // A fresh word starts from random states: each live lane's spin on with
+    // probability ½. Twin: `Word::random`.
+    let stream = stream_key(slot.seed_lo, slot.seed_hi, first_lane / 32u);
+    let initial = sweep_key(stream, INITIAL_STATE_SWEEP);
+    for (var colour = 0u; colour < COLOURS; colour++) {
+        let end = select(0u, slot.class_start[colour + 1u], fresh && valid);
+        for (var i = slot.class_start[colour] + lane; i < end; i += 32u) {
+            let on = attempt_random(initial, i) & live;
+            spins[clamped * MAX_SPINS + i] = on;
+            let spin = (slot_index * MAX_SPINS + i) * SPIN_VECS;
+            let head = spin_data[spin];
+            var k = array<u32, 6>(head.x & 0xffffu, head.y, head.z, head.w, PADDING, PADDING);
+            if SPIN_VECS > 1u {
+                k[4] = spin_data[spin + 1u].x;
+                k[5] = spin_data[spin + 1u].y;
+            }
+            for (var j = 0u; j < WIDTH; j++) {
+                if k[j] != PADDING {
+                    count(t0 + k[j] * PLANES, on, 0u);
+                }
+            }
+        }
+        workgroupBarrier();
+    }
+
+    let sweeps = select(0u, slot.sweep_count, valid);
+    for (var s = 0u; s < params.sweep_count; s++) {
+        let key = sweep_key(stream, slot.first_sweep + s);
+        for (var colour = 0u; colour < COLOURS; colour++) {
+            // A slot past its own sweep count idles; the barriers stay uniform.
+            let end = select(0u, slot.class_start[colour + 1u], s < sweeps);
+            for (var i = slot.class_start[colour] + lane; i < end; i += 32u) {
+                attempt(place, i, key);
+            }
+            workgroupBarrier();
+        }
+    }
+
+    if valid {
+        for (var j = lane; j < TOTALS * PLANES; j += 32u) {
+            totals[clamped * TOTALS * PLANES + j] = local_totals[t0 + j];
+        }
+    }
+    if lane_live {
+        // Σ_k (t_k − 1)² over the real constraints (all but PADDING, the last).
+        var energy = 0;
+        for (var k = 0u; k < PADDING; k++) {
+            var t = 0;
+            for (var p = 0u; p < PLANES; p++) {
+                t |= i32((local_totals[t0 + k * PLANES + p] >> lane) & 1u) << p;
+            }
+            energy += (t - 1) * (t - 1);
+        }
+        energies[replica] = energy;
+    }
+}
+
+var<workgroup> first_solved: atomic<u32>;
+
+// After a sweep, one workgroup per slot of the dispatch: writes the free
+// spins of the slot's lowest-numbered zero-energy replica (the one the
+// host picks) to `solutions` as cell words, so they come back with the
+// energies. Twin: `position(|&e| e == 0)` in src/solver.rs.
+@compute @workgroup_size(GATHER_SIZE)
+fn gather(
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let per_slot = params.replicas_per_slot;
+    let slot = params.first_replica / per_slot + group.y * groups.x + group.x;
+    let valid = slot < params.end_replica / per_slot;
+    if lane == 0u {
+        atomicStore(&first_solved, per_slot);
+    }
+    workgroupBarrier();
+    if valid {
+        for (var r = lane; r < per_slot; r += GATHER_SIZE) {
+            if energies[slot * per_slot + r] == 0 {
+                atomicMin(&first_solved, r);
+            }
+        }
+    }
+    workgroupBarrier();
+    let solved = atomicLoad(&first_solved);
+    let found = valid && solved < per_slot;
+    if found {
+        for (var c = lane; c < CELLS; c += GATHER_SIZE) {
+            atomicStore(&solutions[slot * CELLS + c], 0u);
+        }
+    }
+    storageBarrier();
+    if found {
+        let word = slot * ((per_slot + 31u) / 32u) + solved / 32u;
+        for (var i = lane; i < slots[slot].class_start[COLOURS]; i += GATHER_SIZE) {
+            if ((spins[word * MAX_SPINS + i] >> (solved % 32u)) & 1u) == 1u {
+                let head = spin_data[(slot * MAX_SPINS + i) * SPIN_VECS].x;
+                atomicOr(&solutions[slot * CELLS + (head & 0xffffu)], 1u << (head >> 16u));
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+// What both sweep kernels (sweep.wgsl, bits.wgsl) share: the host's
+// structs and the counter-based random numbers. Prepended to each.
+
+// Keep in sync with src/backend/gpu/params.rs.
+struct Params {
+    // This dispatch covers replicas first_replica..end_replica, whole slots.
+    first_replica: u32,
+    end_replica: u32,
+    replicas_per_slot: u32,
+    // The most sweeps any slot runs in this dispatch.
+    sweep_count: u32,
+    // Words of thresholds per slot: rungs × the kernel's table length.
+    threshold_stride: u32,
+}
+
+// One slot's puzzle. Keep in sync with src/backend/gpu/params.rs.
+struct Slot {
+    first_sweep: u32,
+    sweep_count: u32,
+    seed_lo: u32,
+    seed_hi: u32,
+    table_len: u32,
+    // 1 on the first dispatch after a load: replicas start from the
+    // kernel's initial state (sweep.wgsl: all-zero, energy = offset;
+    // bits.wgsl: random).
+    fresh: u32,
+    offset: i32,
+    // Free spins of colour c are class_start[c]..class_start[c + 1].
+    class_start: array<u32, 28>,
+}
+
+// Keep in sync with src/rng.rs.
+const GOLDEN: u32 = 0x9e3779b9u;
+
+fn mix32(value: u32) -> u32 {
+    var x = value;
+    x ^= x >> 16u;
+    x *= 0x7feb352du;
+    x ^= x >> 15u;
+    x *= 0x846ca68bu;
+    x ^= x >> 16u;
+    return x;
+}
+
+fn stream_key(seed_lo: u32, seed_hi: u32, stream: u32) -> u32 {
+    let seed_key = mix32(mix32(seed_lo ^ GOLDEN) ^ seed_hi);
+    return mix32(seed_key ^ stream);
+}
+
+fn sweep_key(stream: u32, sweep: u32) -> u32 {
+    return mix32(stream ^ mix32(sweep + GOLDEN));
+}
+
+fn attempt_random(key: u32, index: u32) -> u32 {
+    return mix32(key ^ ((index + 1u) * GOLDEN));
+}
