@@ -302,12 +302,9 @@ fn sweep(
     }
 }
 
-var<workgroup> first_solved: atomic<u32>;
-
 // After a sweep, one workgroup per slot of the dispatch: writes the free
-// spins of the slot's lowest-numbered zero-energy replica (the one the
-// host picks) to `solutions` as cell words, so they come back with the
-// energies. Twin: `position(|&e| e == 0)` in src/solver.rs.
+// spins of the slot's first zero-energy replica to `solutions` as cell
+// words, so they come back with the energies.
 @compute @workgroup_size(GATHER_SIZE)
 fn gather(
     @builtin(local_invocation_index) lane: u32,
@@ -316,28 +313,14 @@ fn gather(
 ) {
     let per_slot = params.replicas_per_slot;
     let slot = params.first_replica / per_slot + group.y * groups.x + group.x;
-    let valid = slot < params.end_replica / per_slot;
-    if lane == 0u {
-        atomicStore(&first_solved, per_slot);
-    }
-    workgroupBarrier();
-    if valid {
-        for (var r = lane; r < per_slot; r += GATHER_SIZE) {
-            if energies[slot * per_slot + r] == 0 {
-                atomicMin(&first_solved, r);
-            }
-        }
-    }
-    workgroupBarrier();
-    let solved = atomicLoad(&first_solved);
-    let found = valid && solved < per_slot;
-    if found {
+    let solved = first_solved_replica(lane, slot);
+    if solved < per_slot {
         for (var c = lane; c < CELLS; c += GATHER_SIZE) {
             atomicStore(&solutions[slot * CELLS + c], 0u);
         }
     }
     storageBarrier();
-    if found {
+    if solved < per_slot {
         let word = slot * ((per_slot + 31u) / 32u) + solved / 32u;
         for (var i = lane; i < slots[slot].class_start[COLOURS]; i += GATHER_SIZE) {
             if ((spins[word * MAX_SPINS + i] >> (solved % 32u)) & 1u) == 1u {

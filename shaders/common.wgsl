@@ -1,5 +1,6 @@
 // What both sweep kernels (sweep.wgsl, bits.wgsl) share: the host's
-// structs and the counter-based random numbers. Prepended to each.
+// structs, the counter-based random numbers and the search for a slot's
+// solved replica. Prepended to each.
 
 // Keep in sync with src/backend/gpu/params.rs.
 struct Params {
@@ -53,4 +54,27 @@ fn sweep_key(stream: u32, sweep: u32) -> u32 {
 
 fn attempt_random(key: u32, index: u32) -> u32 {
     return mix32(key ^ ((index + 1u) * GOLDEN));
+}
+
+var<workgroup> first_solved: atomic<u32>;
+
+// For `gather`, one workgroup per slot of the dispatch: the slot's
+// lowest-numbered zero-energy replica, the one the host picks (twin:
+// `position(|&e| e == 0)` in src/solver.rs), or replicas_per_slot if it has
+// none or lies past the dispatch. Each kernel declares `energies`.
+fn first_solved_replica(lane: u32, slot: u32) -> u32 {
+    let per_slot = params.replicas_per_slot;
+    if lane == 0u {
+        atomicStore(&first_solved, per_slot);
+    }
+    workgroupBarrier();
+    if slot < params.end_replica / per_slot {
+        for (var r = lane; r < per_slot; r += GATHER_SIZE) {
+            if energies[slot * per_slot + r] == 0 {
+                atomicMin(&first_solved, r);
+            }
+        }
+    }
+    workgroupBarrier();
+    return atomicLoad(&first_solved);
 }

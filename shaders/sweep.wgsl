@@ -154,13 +154,10 @@ fn sweep(
     }
 }
 
-var<workgroup> first_solved: atomic<u32>;
-
 // After a sweep, one workgroup per slot of the dispatch: copies the cells
-// of the slot's lowest-numbered zero-energy replica (the one the host
-// picks) to `solutions`, so they come back with the energies instead of
-// in a readback of their own, which would wait for whatever the device
-// was given since. Twin: `position(|&e| e == 0)` in src/solver.rs.
+// of the slot's first zero-energy replica to `solutions`, so they come
+// back with the energies instead of in a readback of their own, which
+// would wait for whatever the device was given since.
 @compute @workgroup_size(GATHER_SIZE)
 fn gather(
     @builtin(local_invocation_index) lane: u32,
@@ -169,21 +166,8 @@ fn gather(
 ) {
     let per_slot = params.replicas_per_slot;
     let slot = params.first_replica / per_slot + group.y * groups.x + group.x;
-    let valid = slot < params.end_replica / per_slot;
-    if lane == 0u {
-        atomicStore(&first_solved, per_slot);
-    }
-    workgroupBarrier();
-    if valid {
-        for (var r = lane; r < per_slot; r += GATHER_SIZE) {
-            if energies[slot * per_slot + r] == 0 {
-                atomicMin(&first_solved, r);
-            }
-        }
-    }
-    workgroupBarrier();
-    let solved = atomicLoad(&first_solved);
-    if valid && solved < per_slot {
+    let solved = first_solved_replica(lane, slot);
+    if solved < per_slot {
         let replica = slot * per_slot + solved;
         for (var c = lane; c < CELLS; c += GATHER_SIZE) {
             solutions[slot * CELLS + c] = cells[replica * CELLS + c];
