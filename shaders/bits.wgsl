@@ -15,20 +15,10 @@
 // lanes' thresholds are; spins stay in global memory, where each spin word
 // is read and written by one invocation a sweep.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots: array<Slot>;
-// As in sweep.wgsl: spin_data[(slot * MAX_SPINS + i) * SPIN_VECS + v].
-@group(0) @binding(2) var<storage, read> spin_data: array<vec4<u32>>;
-// thresholds[slot * threshold_stride + rung * table_len + ΔE]
-@group(0) @binding(3) var<storage, read> thresholds: array<u32>;
-@group(0) @binding(4) var<storage, read> rung_of_replica: array<u32>;
-// initial_totals[slot * TOTALS + k]: fixed ones in constraint k.
-@group(0) @binding(5) var<storage, read> initial_totals: array<u32>;
 // totals[(word * TOTALS + k) * PLANES + p]: bit p of t_k in every lane.
 @group(0) @binding(6) var<storage, read_write> totals: array<u32>;
 // spins[word * MAX_SPINS + i]: free spin i in every lane.
 @group(0) @binding(7) var<storage, read_write> spins: array<u32>;
-@group(0) @binding(8) var<storage, read_write> energies: array<i32>;
 // solutions[slot * CELLS + cell], bit d = spin (cell, d): the free spins
 // of the slot's first zero-energy replica, written by `gather`.
 @group(0) @binding(9) var<storage, read_write> solutions: array<atomic<u32>>;

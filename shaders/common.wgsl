@@ -1,6 +1,6 @@
 // What both sweep kernels (sweep.wgsl, bits.wgsl) share: the host's
-// structs, the counter-based random numbers and the search for a slot's
-// solved replica. Prepended to each.
+// structs, most bindings, the counter-based random numbers and the search
+// for a slot's solved replica. Prepended to each.
 
 // Keep in sync with src/backend/gpu/params.rs.
 struct Params {
@@ -29,6 +29,21 @@ struct Slot {
     // Free spins of colour c are class_start[c]..class_start[c + 1].
     class_start: array<u32, 28>,
 }
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> slots: array<Slot>;
+// spin_data[(slot * MAX_SPINS + i) * SPIN_VECS + v] for free spin i: first
+// (cell | digit << 16, then its other constraints: row-digit, column-digit,
+// box-digit); the cell's own constraint index is the cell. With diagonals
+// a second vec4 holds the diagonal constraints or PADDING.
+@group(0) @binding(2) var<storage, read> spin_data: array<vec4<u32>>;
+// thresholds[slot * threshold_stride + rung * table_len + ΔE]
+@group(0) @binding(3) var<storage, read> thresholds: array<u32>;
+@group(0) @binding(4) var<storage, read> rung_of_replica: array<u32>;
+// initial_totals[slot * TOTALS + k]: fixed ones in constraint k.
+@group(0) @binding(5) var<storage, read> initial_totals: array<u32>;
+@group(0) @binding(8) var<storage, read_write> energies: array<i32>;
+// Bindings 6 (totals), 7 (states) and 9 (solutions) are the kernel's own.
 
 // Keep in sync with src/rng.rs.
 const GOLDEN: u32 = 0x9e3779b9u;
@@ -61,7 +76,7 @@ var<workgroup> first_solved: atomic<u32>;
 // For `gather`, one workgroup per slot of the dispatch: the slot's
 // lowest-numbered zero-energy replica, the one the host picks (twin:
 // `position(|&e| e == 0)` in src/solver.rs), or replicas_per_slot if it has
-// none or lies past the dispatch. Each kernel declares `energies`.
+// none or lies past the dispatch.
 fn first_solved_replica(lane: u32, slot: u32) -> u32 {
     let per_slot = params.replicas_per_slot;
     if lane == 0u {

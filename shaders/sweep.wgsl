@@ -19,22 +19,9 @@
 // one word per cell whose bit d is spin (cell, d); a class has at most one
 // spin per cell, so no two lanes write the same word in a phase.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots: array<Slot>;
-// spin_data[(slot * MAX_SPINS + i) * SPIN_VECS + v] for free spin i: first
-// (cell | digit << 16, then its other constraints: row-digit, column-digit,
-// box-digit); the cell's own constraint index is the cell. With diagonals
-// a second vec4 holds the diagonal constraints or PADDING.
-@group(0) @binding(2) var<storage, read> spin_data: array<vec4<u32>>;
-// thresholds[slot * threshold_stride + rung * table_len + ΔE]
-@group(0) @binding(3) var<storage, read> thresholds: array<u32>;
-@group(0) @binding(4) var<storage, read> rung_of_replica: array<u32>;
-// initial_totals[slot * TOTALS + k]: fixed ones in constraint k.
-@group(0) @binding(5) var<storage, read> initial_totals: array<u32>;
 // totals[replica * TOTALS + k], cells[replica * CELLS + cell]
 @group(0) @binding(6) var<storage, read_write> totals: array<u32>;
 @group(0) @binding(7) var<storage, read_write> cells: array<u32>;
-@group(0) @binding(8) var<storage, read_write> energies: array<i32>;
 // solutions[slot * CELLS + cell]: a copy of the cells of the slot's first
 // zero-energy replica, written by `gather`.
 @group(0) @binding(9) var<storage, read_write> solutions: array<u32>;

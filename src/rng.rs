@@ -4,7 +4,7 @@
 //! CPU and GPU backends (and any thread split) draw identical numbers.
 //! The bit-sliced backend, no twin of the shader, draws 64 bits at a time
 //! from `WyRand`, seeded per sweep from the same keys.
-//! Keep in sync with `shaders/sweep.wgsl` (`mix32`, `sweep_key`, `attempt_random`).
+//! Keep in sync with `shaders/common.wgsl` (`mix32`, `sweep_key`, `attempt_random`).
 
 const GOLDEN: u32 = 0x9e37_79b9;
 

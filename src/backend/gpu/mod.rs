@@ -502,7 +502,7 @@ impl Backend for GpuBackend {
         {
             return Err(Error::Internal(format!("threshold table of {} rows × {}", layout.rungs, problem.table_len)));
         }
-        // Keep in sync: `spin_data` in sweep.wgsl.
+        // Keep in sync: `spin_data` in common.wgsl.
         let geometry = model.geometry();
         let padding = kernel.totals - 1;
         let mut spin_data: Vec<[u32; 4]> = Vec::with_capacity(model.len() * kernel.spin_vecs as usize);
