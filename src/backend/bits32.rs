@@ -58,19 +58,32 @@ fn threshold(row: &[u32], delta: usize) -> u32 {
     row.get(delta).copied().unwrap_or(0)
 }
 
-/// `rows[v − 1][r][class]`: the lanes whose threshold for the class has bit
-/// 31 − r set; `lanes[l]` is lane l's row of thresholds, `None` for no replica.
-pub fn threshold_rows(lanes: &[Option<&[u32]>]) -> [[[u32; CLASSES]; 32]; 2] {
-    std::array::from_fn(|i| {
-        std::array::from_fn(|r| {
-            std::array::from_fn(|class| {
-                lanes.iter().enumerate().fold(0, |acc, (l, row)| {
-                    let t = row.map_or(0, |row| threshold(row, i + 1 + 2 * class));
-                    acc | (t >> (31 - r) & 1) << l
+/// A word's lanes' thresholds for one submission (the shader builds the
+/// same at the start of each dispatch).
+pub struct LaneTables<'a> {
+    /// `rows[l]`: lane l's rung row of thresholds, `None` where no replica is.
+    rows: Vec<Option<&'a [u32]>>,
+    /// `bits[v − 1][r][class]`: the lanes whose threshold for the ΔE class
+    /// has bit 31 − r set.
+    bits: [[[u32; CLASSES]; 32]; 2],
+    live: u32,
+}
+
+impl<'a> LaneTables<'a> {
+    pub fn new(rows: Vec<Option<&'a [u32]>>) -> LaneTables<'a> {
+        let bits = std::array::from_fn(|i| {
+            std::array::from_fn(|r| {
+                std::array::from_fn(|class| {
+                    rows.iter().enumerate().fold(0, |acc, (l, row)| {
+                        let t = row.map_or(0, |row| threshold(row, i + 1 + 2 * class));
+                        acc | (t >> (31 - r) & 1) << l
+                    })
                 })
             })
-        })
-    })
+        });
+        let live = rows.iter().enumerate().fold(0u32, |acc, (l, row)| acc | u32::from(row.is_some()) << l);
+        LaneTables { rows, bits, live }
+    }
 }
 
 /// The lanes holding replicas in word `w` of a slot of `per_slot` replicas.
@@ -125,10 +138,9 @@ impl Word {
         Word { spins, totals }
     }
 
-    /// One sweep, spin by spin. `lanes[l]` is lane l's row of thresholds.
-    pub fn sweep(&mut self, model: &CpuModel, planes: usize, sums: usize, lanes: &[Option<&[u32]>], key: u32) {
-        let rows = threshold_rows(lanes);
-        let live = lanes.iter().enumerate().fold(0u32, |acc, (l, row)| acc | u32::from(row.is_some()) << l);
+    /// One sweep, spin by spin.
+    pub fn sweep(&mut self, model: &CpuModel, planes: usize, sums: usize, tables: &LaneTables, key: u32) {
+        let live = tables.live;
         for (i, constraints) in model.spin_constraints.chunks_exact(model.width).enumerate() {
             let mut sum = [0u32; 8];
             let sum = &mut sum[..sums];
@@ -142,7 +154,7 @@ impl Word {
             let (at_v, at_v2) = (uphill_by(x, sum, c, v), uphill_by(x, sum, c, v + 2));
             let classes = [at_v, at_v2, up & !at_v & !at_v2];
             let (mut undecided, mut below) = (up, 0);
-            for (r, row) in rows[v - 1].iter().enumerate() {
+            for (r, row) in tables.bits[v - 1].iter().enumerate() {
                 if undecided == 0 {
                     break;
                 }
@@ -156,7 +168,7 @@ impl Word {
             while thinned != 0 {
                 let lane = thinned.trailing_zeros() as usize;
                 thinned &= thinned - 1;
-                let row = lanes[lane].expect("only live lanes pass");
+                let row = tables.rows[lane].expect("only live lanes pass");
                 let draw = attempt_random(key, DRAWS_PER_SPIN * i as u32 + 32 + lane as u32);
                 if mul_high(draw, threshold(row, v + 4)) < threshold(row, lane_delta(x, sum, c, lane)) {
                     accepted |= 1 << lane;
@@ -276,14 +288,13 @@ impl Backend for Bits32Backend {
                 let Slot { model, planes, sums, thresholds, table_len, words, streams, .. } = slot;
                 words.par_iter_mut().zip(energies.par_chunks_mut(WORD)).enumerate().for_each(
                     |(w, (word, energies))| {
-                        let lanes: Vec<Option<&[u32]>> = (0..WORD)
-                            .map(|l| {
-                                let rung = *rungs.get(w * WORD + l)? as usize;
-                                Some(&thresholds[rung * *table_len..(rung + 1) * *table_len])
-                            })
-                            .collect();
+                        let rows = (0..WORD).map(|l| {
+                            let rung = *rungs.get(w * WORD + l)? as usize;
+                            Some(&thresholds[rung * *table_len..(rung + 1) * *table_len])
+                        });
+                        let tables = LaneTables::new(rows.collect());
                         for s in first..first + sweeps {
-                            word.sweep(model, *planes, *sums, &lanes, sweep_key(streams[w], s));
+                            word.sweep(model, *planes, *sums, &tables, sweep_key(streams[w], s));
                         }
                         for (lane, energy) in energies.iter_mut().enumerate() {
                             *energy = word.energy(*planes, lane);

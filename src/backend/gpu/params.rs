@@ -147,7 +147,7 @@ impl Kernel {
         }
     }
 
-    /// Replicas of the batch's largest buffer's worth of one binding.
+    /// The most replicas whose largest buffer (totals or states) fits in one binding of `binding_bytes`.
     pub fn max_replicas(&self, binding_bytes: u64) -> usize {
         let per_unit = 4 * self.totals_per_unit().max(self.state_per_unit()) as u64;
         let replicas_per_unit = match self.engine {
