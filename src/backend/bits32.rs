@@ -22,7 +22,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::bitsliced::lanes::{add, count, lane_delta, lane_value, smallest_uphill, uphill, uphill_by, Lanes};
+use super::bitsliced::lanes::{self, add, count, lane_delta, lane_value, smallest_uphill, uphill, uphill_by, Lanes};
 use super::cpu::CpuModel;
 use super::{Backend, Layout, Problem};
 use crate::error::{Error, Result};
@@ -124,18 +124,7 @@ impl Word {
     /// the same reason), drawn from the word's stream; dead lanes all off.
     pub fn random(model: &CpuModel, planes: usize, live: u32, stream: u32) -> Word {
         let spins: Vec<u32> = random_spins(model.spins(), stream).iter().map(|&word| word & live).collect();
-        let mut totals = vec![0; (model.fixed_ones.len() + 1) * planes];
-        for (total, &ones) in totals.chunks_exact_mut(planes).zip(&model.fixed_ones) {
-            for (p, plane) in total.iter_mut().enumerate() {
-                *plane = u32::splat(ones >> p & 1 == 1);
-            }
-        }
-        for (&on, constraints) in spins.iter().zip(model.spin_constraints.chunks_exact(model.width)) {
-            for &k in constraints.iter().filter(|&&k| k != model.padding) {
-                count(&mut totals[k as usize * planes..(k as usize + 1) * planes], on, 0);
-            }
-        }
-        Word { spins, totals }
+        Word { totals: lanes::totals(model, planes, &spins), spins }
     }
 
     /// One sweep, spin by spin.

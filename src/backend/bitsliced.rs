@@ -115,19 +115,7 @@ impl Group {
     fn random(model: &CpuModel, planes: usize, stream: u32) -> Group {
         let mut random = WyRand::new(sweep_key(stream, INITIAL_STATE_SWEEP));
         let spins: Vec<Mask> = (0..model.spins()).map(|_| Mask::random(&mut random)).collect();
-        // Totals of the clues, padding included (it stays 0), then of the spins.
-        let mut totals = vec![Mask::ZERO; (model.fixed_ones.len() + 1) * planes];
-        for (total, &ones) in totals.chunks_exact_mut(planes).zip(&model.fixed_ones) {
-            for (p, plane) in total.iter_mut().enumerate() {
-                *plane = Mask::splat(ones >> p & 1 == 1);
-            }
-        }
-        for (&on, constraints) in spins.iter().zip(model.spin_constraints.chunks_exact(model.width)) {
-            for &k in constraints.iter().filter(|&&k| k != model.padding) {
-                count(&mut totals[k as usize * planes..(k as usize + 1) * planes], on, Mask::ZERO);
-            }
-        }
-        Group { spins, totals, stream }
+        Group { totals: lanes::totals(model, planes, &spins), spins, stream }
     }
 }
 

@@ -6,6 +6,7 @@
 use std::ops::{BitAnd, BitOr, BitXor, Not};
 
 use super::mask::Mask;
+use crate::backend::cpu::CpuModel;
 
 /// A word with one bit per lane.
 pub trait Lanes:
@@ -39,6 +40,24 @@ impl Lanes for u32 {
     fn has(self, lane: usize) -> bool {
         self >> lane & 1 == 1
     }
+}
+
+/// The bit-sliced constraint totals (`planes` per constraint) of the lanes'
+/// states `spins`: the clues' ones, padding included (it stays 0), plus the
+/// spins that are on.
+pub fn totals<L: Lanes>(model: &CpuModel, planes: usize, spins: &[L]) -> Vec<L> {
+    let mut totals = vec![L::ZERO; (model.fixed_ones.len() + 1) * planes];
+    for (total, &ones) in totals.chunks_exact_mut(planes).zip(&model.fixed_ones) {
+        for (p, plane) in total.iter_mut().enumerate() {
+            *plane = L::splat(ones >> p & 1 == 1);
+        }
+    }
+    for (&on, constraints) in spins.iter().zip(model.spin_constraints.chunks_exact(model.width)) {
+        for &k in constraints.iter().filter(|&&k| k != model.padding) {
+            count(&mut totals[k as usize * planes..(k as usize + 1) * planes], on, L::ZERO);
+        }
+    }
+    totals
 }
 
 /// Adds the bit-sliced number `total` to `sum` (which has planes enough).
