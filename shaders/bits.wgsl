@@ -132,15 +132,21 @@ struct Place {
     table_len: u32,
 }
 
-// One attempt on free spin i for every lane of the word. Twin: the loop body of `Word::sweep`.
-fn attempt(place: Place, i: u32, key: u32) {
-    let spin = (place.slot * MAX_SPINS + i) * SPIN_VECS;
+// The constraints of free spin i of a slot, PADDING past its own.
+fn constraints_of(slot: u32, i: u32) -> array<u32, 6> {
+    let spin = (slot * MAX_SPINS + i) * SPIN_VECS;
     let head = spin_data[spin];
     var k = array<u32, 6>(head.x & 0xffffu, head.y, head.z, head.w, PADDING, PADDING);
     if SPIN_VECS > 1u {
         k[4] = spin_data[spin + 1u].x;
         k[5] = spin_data[spin + 1u].y;
     }
+    return k;
+}
+
+// One attempt on free spin i for every lane of the word. Twin: the loop body of `Word::sweep`.
+fn attempt(place: Place, i: u32, key: u32) {
+    let k = constraints_of(place.slot, i);
     let t0 = place.member * TOTALS * PLANES;
     var sum: array<u32, SUM_PLANES>;
     var c = 0u;
@@ -244,13 +250,7 @@ fn sweep(
         for (var i = slot.class_start[colour] + lane; i < end; i += 32u) {
             let on = attempt_random(initial, i) & live;
             spins[clamped * MAX_SPINS + i] = on;
-            let spin = (slot_index * MAX_SPINS + i) * SPIN_VECS;
-            let head = spin_data[spin];
-            var k = array<u32, 6>(head.x & 0xffffu, head.y, head.z, head.w, PADDING, PADDING);
-            if SPIN_VECS > 1u {
-                k[4] = spin_data[spin + 1u].x;
-                k[5] = spin_data[spin + 1u].y;
-            }
+            let k = constraints_of(slot_index, i);
             for (var j = 0u; j < WIDTH; j++) {
                 if k[j] != PADDING {
                     count(t0 + k[j] * PLANES, on, 0u);
