@@ -319,8 +319,11 @@ pub fn solve_stream(
             let (slot, Ready { sequence, entry, model, prepare_time }) =
                 (empty.pop_front().expect("checked above"), ready.pop_front().expect("checked above"));
             backend.load(slot, &Problem::new(&model, &ladder, shaped.seed))?;
-            let exchanges =
-                (0..shaped.ladders as u32).map(|index| Exchange::new(&ladder, shaped.seed, index)).collect();
+            // A one-rung ladder has nothing to exchange: its replicas stay at rung 0.
+            let exchanges = match ladder.rungs() {
+                1 => Vec::new(),
+                _ => (0..shaped.ladders as u32).map(|index| Exchange::new(&ladder, shaped.seed, index)).collect(),
+            };
             // Its clock counts the preparation it already had.
             let started = Instant::now().checked_sub(prepare_time).unwrap_or_else(Instant::now);
             slots[slot] = Some(Active { sequence, entry, model, exchanges, sweeps: 0, started });
