@@ -70,20 +70,24 @@ impl Model {
         let fixed = candidates.fixed.clone();
         let geometry = fixed.geometry();
         let (n, cells) = (geometry.n, geometry.cells);
-        let colour = |s: &Spin| geometry.colour_of(s.cell as usize, s.digit as usize);
-        let mut spins: Vec<Spin> = (0..cells)
+        // In canonical order; a counting sort by colour keeps that order within each class.
+        let canonical: Vec<(Spin, usize)> = (0..cells)
             .filter(|&c| fixed.cells[c] == 0)
             .flat_map(|cell| (0..n).filter(move |&d| candidates.is_possible(cell, d)).map(move |d| (cell, d)))
-            .map(|(cell, digit)| Spin { cell: cell as u16, digit: digit as u16 })
+            .map(|(cell, digit)| (Spin { cell: cell as u16, digit: digit as u16 }, geometry.colour_of(cell, digit)))
             .collect();
-        spins.sort_by_key(|s| (colour(s), s.canonical(n)));
-
         let mut class_start = vec![0u32; n + 1];
-        for s in &spins {
-            class_start[colour(s) + 1] += 1;
+        for &(_, colour) in &canonical {
+            class_start[colour + 1] += 1;
         }
         for k in 0..n {
             class_start[k + 1] += class_start[k];
+        }
+        let mut next = class_start.clone();
+        let mut spins = vec![Spin { cell: 0, digit: 0 }; canonical.len()];
+        for &(spin, colour) in &canonical {
+            spins[next[colour] as usize] = spin;
+            next[colour] += 1;
         }
 
         let mut fixed_ones = vec![0i32; geometry.constraints];

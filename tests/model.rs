@@ -156,6 +156,11 @@ fn colouring_is_proper_and_partitions_the_spins_for_every_shape() {
             assert_eq!(m.class_start[0], 0);
             assert_eq!(m.class_start[shape.n] as usize, m.len());
             for class in 0..shape.n {
+                let members = &m.spins[m.class_start[class] as usize..m.class_start[class + 1] as usize];
+                assert!(
+                    members.windows(2).all(|pair| canonical(pair[0]) < canonical(pair[1])),
+                    "{shape:?} class {class}"
+                );
                 for i in m.class_start[class] as usize..m.class_start[class + 1] as usize {
                     let s = m.spins[i];
                     assert_eq!(geometry.colour_of(s.cell as usize, s.digit as usize), class);
