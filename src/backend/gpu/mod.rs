@@ -321,9 +321,69 @@ struct Batch {
     solutions: wgpu::Buffer,
     /// For replicas' states read on request.
     readback: wgpu::Buffer,
+    uploads: Uploads,
+}
+
+/// Where a load's data goes.
+#[derive(Clone, Copy)]
+enum Destination {
+    SpinData,
+    Thresholds,
+    InitialTotals,
+}
+
+/// Loads waiting for the next dispatch, packed into one staging write and
+/// copied to their slots' places from there: a `write_buffer` per buffer
+/// and puzzle cost a staging buffer each, ~18 µs a puzzle on the H100's
+/// host (BENCHMARKS.md), most of what the host spent on a refill.
+#[derive(Default)]
+struct Uploads {
+    words: Vec<u32>,
+    /// (destination, word offset there, start in `words`, words)
+    copies: Vec<(Destination, u64, u64, u64)>,
+    /// Grown to the largest round of loads so far.
+    buffer: Option<wgpu::Buffer>,
+}
+
+impl Uploads {
+    fn add(&mut self, destination: Destination, offset: usize, data: &[u32]) {
+        self.copies.push((destination, offset as u64, self.words.len() as u64, data.len() as u64));
+        self.words.extend_from_slice(data);
+    }
 }
 
 impl Batch {
+    fn buffer(&self, destination: Destination) -> &wgpu::Buffer {
+        match destination {
+            Destination::SpinData => &self.spin_data,
+            Destination::Thresholds => &self.thresholds,
+            Destination::InitialTotals => &self.initial_totals,
+        }
+    }
+
+    /// Writes the pending loads and records their copies at the start of `encoder`.
+    fn flush_uploads(&mut self, context: &GpuContext, encoder: &mut wgpu::CommandEncoder) {
+        if self.uploads.copies.is_empty() {
+            return;
+        }
+        let bytes = (self.uploads.words.len() * 4) as u64;
+        if self.uploads.buffer.as_ref().is_none_or(|buffer| buffer.size() < bytes) {
+            self.uploads.buffer = Some(context.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("uploads"),
+                size: bytes.next_power_of_two(),
+                usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let staging = self.uploads.buffer.as_ref().expect("made above");
+        context.write(staging, 0, &self.uploads.words);
+        for &(destination, offset, start, words) in &self.uploads.copies {
+            encoder.copy_buffer_to_buffer(staging, start * 4, self.buffer(destination), offset * 4, words * 4);
+        }
+        self.uploads.words.clear();
+        self.uploads.copies.clear();
+    }
+
     /// Makes the bank of `slots` unless it exists.
     fn make_bank(&mut self, device: &wgpu::Device, slots: Range<usize>) {
         let per_slot = self.layout.replicas_per_slot;
@@ -488,6 +548,7 @@ impl Backend for GpuBackend {
             energies,
             solutions,
             readback,
+            uploads: Uploads::default(),
         });
         Ok(())
     }
@@ -531,9 +592,10 @@ impl Backend for GpuBackend {
         let mut initial_totals: Vec<u32> = model.fixed_ones.iter().map(|&t| t as u32).collect();
         initial_totals.push(0); // the padding total
         let batch = self.batch.as_mut().expect("checked above");
-        self.context.write(&batch.spin_data, slot * (kernel.max_spins * kernel.spin_vecs) as usize, &spin_data);
-        self.context.write(&batch.thresholds, slot * batch.threshold_stride as usize, &problem.thresholds);
-        self.context.write(&batch.initial_totals, slot * kernel.totals as usize, &initial_totals);
+        let spin_data_offset = slot * (kernel.max_spins * kernel.spin_vecs * 4) as usize;
+        batch.uploads.add(Destination::SpinData, spin_data_offset, bytemuck::cast_slice(&spin_data));
+        batch.uploads.add(Destination::Thresholds, slot * batch.threshold_stride as usize, &problem.thresholds);
+        batch.uploads.add(Destination::InitialTotals, slot * kernel.totals as usize, &initial_totals);
         batch.slots[slot] = info;
         batch.free_spins[slot] = model.spins.clone();
         batch.gathered[slot] = None;
@@ -569,11 +631,14 @@ impl Backend for GpuBackend {
         };
         let scope = context.device.push_error_scope(wgpu::ErrorFilter::Validation);
         batch.make_bank(&context.device, slots.clone());
-        let (bank, pipelines) = (batch.banks.get_mut(&(slots.start, slots.end)).expect("made"), &batch.pipelines);
-        if bank.in_flight.is_some() {
+        if batch.banks[&(slots.start, slots.end)].in_flight.is_some() {
             return Err(Error::Internal(format!("slots {slots:?} submitted twice without collecting")));
         }
         let mut encoder = context.device.create_command_encoder(&Default::default());
+        if !busy.is_empty() {
+            batch.flush_uploads(context, &mut encoder);
+        }
+        let (bank, pipelines) = (batch.banks.get_mut(&(slots.start, slots.end)).expect("made"), &batch.pipelines);
         if !busy.is_empty() {
             if bank.params_on_device.replace(params) != Some(params) {
                 context.write(&bank.params_buffer, 0, &[params]);
