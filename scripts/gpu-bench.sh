@@ -17,7 +17,7 @@
 # puzzle over 16 seeds), and `bench` CPU vs GPU.
 #
 # `bits` measures the bit-sliced kernel (gpu-bits) beside the scalar one:
-# the sweep bench (both kernels), throughput on the first 10,000 hardest
+# the sweep bench (both kernels), the host's own ceiling, throughput on the first 10,000 hardest
 # at 128-1,024 chains per puzzle, hardest-100 and Inkala one at a time, and
 # `bench` with cpu-bits, gpu and gpu-bits.
 set -euo pipefail
@@ -26,11 +26,14 @@ cd "$(dirname "$0")/.."
 case "${1:-}" in
 prepare)
     cargo build --release
-    bench=$(cargo bench --bench sweep --no-run --message-format=json 2>/dev/null |
-        python3 -c 'import sys,json; print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("executable") and j["target"]["name"]=="sweep"][0])')
+    bench_binary() {
+        cargo bench --bench "$1" --no-run --message-format=json 2>/dev/null | python3 -c 'import sys,json
+print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("executable") and j["target"]["name"]==sys.argv[1]][0])' "$1"
+    }
     mkdir -p .device
     strip -o .device/sudoku-anneal target/release/sudoku-anneal
-    strip -o .device/sweep-bench "$bench"
+    strip -o .device/sweep-bench "$(bench_binary sweep)"
+    strip -o .device/pipeline-bench "$(bench_binary pipeline)"
     awk '!/^#/ && n < 10000 { print; n++ }' "../shared/puzzles/puzzles5_forum_hardest_1905_11+" > .device/hardest10000.txt
     head -100 .device/hardest10000.txt > .device/hardest100.txt
     grep -v '^#' ../shared/puzzles/puzzles3_magictour_top1465 | grep . > .device/top1465.txt
@@ -88,6 +91,9 @@ PY
             GPU_BENCH_REPLICAS=$replicas .device/sweep-bench --bench gpu_sweep --warm-up-time 1 --measurement-time 3 2>&1 |
                 grep -E '^gpu_sweep|thrpt:'
         done | tee "$out/sweep-bench.txt"
+        # The host's ceiling on this machine's cores (an instant device).
+        .device/pipeline-bench --bench host_ceiling --warm-up-time 1 --measurement-time 3 2>&1 |
+            grep -E '^host_ceiling|thrpt:' | tee "$out/host-ceiling.txt"
         $bin solve --backend gpu-bits .device/hard.txt > /dev/null 2>&1 # the driver's first-use costs
         solve hardest10000 .device/hardest10000.txt
         for ladders_batch in 128/512 256/256 1024/64; do
