@@ -17,9 +17,12 @@
 # puzzle over 16 seeds), and `bench` CPU vs GPU.
 #
 # `bits` measures the bit-sliced kernel (gpu-bits) beside the scalar one:
-# the sweep bench (both kernels), the host's own ceiling, throughput on the first 10,000 hardest
-# at 128-1,024 chains per puzzle, hardest-100 and Inkala one at a time, and
-# `bench` with cpu-bits, gpu and gpu-bits.
+# the sweep bench (both kernels), the host's own ceiling, throughput on the
+# first 10,000 hardest at 128-1,024 chains per puzzle with 65,536 and
+# 262,144 chains in flight (a chain is an invocation, and the H100 holds
+# ~150,000 resident: 132 SMs × 9 workgroups of 128 by workgroup memory),
+# hardest-100 and Inkala one at a time, and `bench` with cpu-bits, gpu and
+# gpu-bits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -96,8 +99,8 @@ PY
             grep -E '^host_ceiling|thrpt:' | tee "$out/host-ceiling.txt"
         $bin solve --backend gpu-bits .device/hard.txt > /dev/null 2>&1 # the driver's first-use costs
         solve hardest10000 .device/hardest10000.txt
-        for ladders_batch in 128/512 256/256 1024/64; do
-            backend=gpu-bits solve "hardest10000-bits-${ladders_batch%/*}" .device/hardest10000.txt \
+        for ladders_batch in 128/512 256/256 1024/64 128/2048 1024/256; do
+            backend=gpu-bits solve "hardest10000-bits-${ladders_batch/\//x}" .device/hardest10000.txt \
                 --ladders "${ladders_batch%/*}" --batch "${ladders_batch#*/}"
         done
         backend=gpu-bits solve top1465-bits .device/top1465.txt
