@@ -107,10 +107,15 @@ PY
         for ladders in 1024 4096 16384; do
             backend=gpu-bits solve "hardest100-bits-$ladders" .device/hardest100.txt --batch 1 --ladders "$ladders"
         done
-        for seed in $(seq 0 15); do
-            $bin solve --backend gpu-bits --ladders 4096 --seed "$seed" --format jsonl .device/warm-inkala.txt 2>/dev/null | tail -1
-        done > "$out/inkala-bits.jsonl"
-        stats "$out/inkala-bits.jsonl" "gpu-bits, 4096 chains: inkala after golden nugget, seeds 0-15"
+        backend=gpu-bits solve hardest100-bits-16384-every10 .device/hardest100.txt --batch 1 --ladders 16384 \
+            --exchange-every 10
+        for ladders in 4096 16384; do
+            for seed in $(seq 0 15); do
+                $bin solve --backend gpu-bits --ladders "$ladders" --seed "$seed" --format jsonl .device/warm-inkala.txt \
+                    2>/dev/null | tail -1
+            done > "$out/inkala-bits-$ladders.jsonl"
+            stats "$out/inkala-bits-$ladders.jsonl" "gpu-bits, $ladders chains: inkala after golden nugget, seeds 0-15"
+        done
         $bin bench .device/hardest100.txt --backend cpu-bits,gpu,gpu-bits --runs 3 \
             --json "$out/bench-bits.json" --plot "$out/bench-bits.svg" | tee "$out/bench-bits.md"
         exit 0
