@@ -321,6 +321,7 @@ struct Batch {
     solutions: wgpu::Buffer,
     /// For replicas' states read on request.
     readback: wgpu::Buffer,
+    /// Loads not yet on the device.
     uploads: Uploads,
 }
 
@@ -335,7 +336,7 @@ enum Destination {
 /// Loads waiting for the next dispatch, packed into one staging write and
 /// copied to their slots' places from there: a `write_buffer` per buffer
 /// and puzzle cost a staging buffer each, ~18 µs a puzzle on the H100's
-/// host (BENCHMARKS.md), most of what the host spent on a refill.
+/// host (BENCHMARKS.md), all of it on the solver's one thread.
 #[derive(Default)]
 struct Uploads {
     words: Vec<u32>,
