@@ -645,7 +645,10 @@ impl Backend for GpuBackend {
                 context.write(&bank.params_buffer, 0, &[params]);
             }
             context.write(&batch.slots_buffer, busy.start, &batch.slots[busy.clone()]);
-            context.write(&batch.rungs, replicas.start, &rung_of_replica[..replicas.len()]);
+            // At one rung every replica is at rung 0, as the buffer has been since wgpu zero-filled it.
+            if batch.layout.rungs > 1 {
+                context.write(&batch.rungs, replicas.start, &rung_of_replica[..replicas.len()]);
+            }
             if context.fault == Some(Fault::LostAfter(context.dispatches)) {
                 context.device.destroy();
             }
