@@ -470,7 +470,7 @@ fn no_usable_adapter_is_exit_2_for_gpu_and_a_fallback_for_auto() {
     assert!(gpu.stdout.is_empty());
     let auto = without_adapter("auto");
     assert_eq!(auto.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&auto.stderr).contains("auto picked the cpu backend"));
+    assert!(String::from_utf8_lossy(&auto.stderr).contains("auto picked the cpu-bits backend"));
     assert_eq!(stdout_lines(&auto), vec![EASY_SOLUTION]);
 }
 
