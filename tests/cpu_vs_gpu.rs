@@ -51,7 +51,7 @@ fn model(puzzle: &str, mode: Reduce) -> Model {
 
 /// `engine`'s kernel and its twin run the same rounds of sweeps and exchanges on two slots
 /// (slot 0 runs `counts.0` sweeps a round, slot 1 `counts.1`); energies and
-/// spins must agree after every round. Slot 1 is reloaded halfway. The GPU
+/// spins must agree after every round. Slot 1 is reloaded halfway, twice. The GPU
 /// gets each slot as a bank of its own, both in flight at once, collected
 /// in reverse order, as the solver pipelines them. Returns how many times
 /// a slot had a zero-energy replica after a round.
@@ -75,6 +75,9 @@ fn assert_twins(engine: Engine, models: [&Model; 3], rounds: u32, counts: (u32, 
     for round in 0..rounds {
         if round == rounds / 2 {
             for backend in [&mut *cpu, &mut gpu as &mut dyn Backend] {
+                backend.unload(1).unwrap();
+                // Replaced before any dispatch (the GPU stages loads until then): the later load counts.
+                backend.load(1, &Problem::new(models[0], &Ladder::geometric(RUNGS, 0.5, 5.0), 5)).unwrap();
                 backend.unload(1).unwrap();
                 backend.load(1, &Problem::new(models[2], &ladder, 9)).unwrap();
             }
