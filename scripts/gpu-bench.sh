@@ -17,7 +17,8 @@
 # puzzle over 16 seeds), and `bench` CPU vs GPU.
 #
 # `bits` measures the bit-sliced kernel (gpu-bits) beside the scalar one:
-# the sweep bench (both kernels), the host's own ceiling, throughput on the
+# the sweep bench (both kernels, and gpu-bits without uphill acceptances
+# to see what the comparisons cost), the host's own ceiling, throughput on the
 # first 10,000 hardest at 128-1,024 chains per puzzle with 65,536 and
 # 262,144 chains in flight (a chain is an invocation, and the H100 holds
 # ~150,000 resident: 132 SMs × 9 workgroups of 128 by workgroup memory),
@@ -37,6 +38,15 @@ print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("executable"
     strip -o .device/sudoku-anneal target/release/sudoku-anneal
     strip -o .device/sweep-bench "$(bench_binary sweep)"
     strip -o .device/pipeline-bench "$(bench_binary pipeline)"
+    # A diagnostic build, not a product: gpu-bits with uphill moves never
+    # accepted (no comparison rounds), to split a sweep's time between the
+    # bit arithmetic and the acceptance.
+    cp shaders/bits.wgsl /tmp/bits.wgsl.kept
+    trap 'cp /tmp/bits.wgsl.kept shaders/bits.wgsl' EXIT
+    sed -i 's/r < 32u \&\& undecided != 0u/r < 0u \&\& undecided != 0u/' shaders/bits.wgsl
+    grep -q 'r < 0u && undecided' shaders/bits.wgsl
+    strip -o .device/sweep-bench-no-uphill "$(bench_binary sweep)"
+    cp /tmp/bits.wgsl.kept shaders/bits.wgsl
     awk '!/^#/ && n < 10000 { print; n++ }' "../shared/puzzles/puzzles5_forum_hardest_1905_11+" > .device/hardest10000.txt
     head -100 .device/hardest10000.txt > .device/hardest100.txt
     grep -v '^#' ../shared/puzzles/puzzles3_magictour_top1465 | grep . > .device/top1465.txt
@@ -94,6 +104,9 @@ PY
             GPU_BENCH_REPLICAS=$replicas .device/sweep-bench --bench gpu_sweep --warm-up-time 1 --measurement-time 3 2>&1 |
                 grep -E '^gpu_sweep|thrpt:'
         done | tee "$out/sweep-bench.txt"
+        echo "== 65536 replicas, gpu-bits with uphill moves never accepted (diagnostic build)"
+        GPU_BENCH_REPLICAS=65536 .device/sweep-bench-no-uphill --bench 'gpu_sweep.*gpu-bits' --warm-up-time 1 \
+            --measurement-time 3 2>&1 | grep -E '^gpu_sweep|thrpt:' | tee -a "$out/sweep-bench.txt"
         # The host's ceiling on this machine's cores (an instant device).
         .device/pipeline-bench --bench host_ceiling --warm-up-time 1 --measurement-time 3 2>&1 |
             grep -E '^host_ceiling|thrpt:' | tee "$out/host-ceiling.txt"
