@@ -43,7 +43,8 @@ pub fn total_planes(n: usize) -> usize {
     (usize::BITS - n.leading_zeros()) as usize
 }
 
-/// Bit planes of the sum of a spin's `width` totals.
+/// Bit planes of the sum of a spin's `width` totals: the whole sum, as the
+/// shader keeps it (so `lanes::add` never saturates here).
 pub fn sum_planes(width: usize, n: usize) -> usize {
     (usize::BITS - (width * n).leading_zeros()) as usize
 }
@@ -159,7 +160,8 @@ impl Word {
                 thinned &= thinned - 1;
                 let row = tables.rows[lane].expect("only live lanes pass");
                 let draw = attempt_random(key, DRAWS_PER_SPIN * i as u32 + 32 + lane as u32);
-                if mul_high(draw, threshold(row, v + 4)) < threshold(row, lane_delta(x, sum, c, lane)) {
+                let delta = lane_delta(x, lane_value(sum, lane), c, lane);
+                if mul_high(draw, threshold(row, v + 4)) < threshold(row, delta) {
                     accepted |= 1 << lane;
                 }
             }

@@ -45,7 +45,7 @@ use super::{Backend, Layout, Problem};
 use crate::error::{Error, Result};
 use crate::grid::Shape;
 use crate::rng::{stream_key, sweep_key, WyRand};
-use lanes::{add, count, lane_delta, lane_value, smallest_uphill, uphill, uphill_by, Lanes};
+use lanes::{add, count, lane_delta, lane_value, smallest_uphill, sum_planes, uphill, uphill_by, Lanes};
 use mask::Mask;
 pub use mask::LANES;
 
@@ -120,7 +120,7 @@ impl Group {
 }
 
 /// One colour-class sweep of one group. `W` constraints per spin, `P`
-/// planes per total, `S` planes for their sum.
+/// planes per total, `S` planes for their saturating sum.
 fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usize>(
     model: &CpuModel,
     group: &mut Group,
@@ -145,7 +145,9 @@ fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usi
         let mut accepted = !uphill | (below & (at_v | at_v2));
         // Those with ΔE > v + 4 were tried at p(v + 4): keep each with p(ΔE)/p(v + 4).
         for lane in (below & classes[2]).lanes() {
-            let delta = lane_delta(x, &sum, c, lane);
+            // The exact sum: `sum` saturates.
+            let s = constraints.iter().map(|&k| lane_value(&totals[k as usize], lane)).sum();
+            let delta = lane_delta(x, s, c, lane);
             if random.next_u64() >> 32 < tables.ratio[delta] {
                 accepted |= Mask::lane(lane);
             }
@@ -197,14 +199,14 @@ fn below_thresholds(
 /// Sweeps dispatched on the model's layout, as in the scalar backend.
 fn sweep(model: &CpuModel, planes: usize, group: &mut Group, tables: &RungTables, sweep_number: u32) {
     match (model.width, model.uniform, planes) {
-        (3, true, 4) => sweep_group::<3, true, 4, 6>(model, group, tables, sweep_number),
-        (3, true, 5) => sweep_group::<3, true, 5, 7>(model, group, tables, sweep_number),
-        (4, true, 4) => sweep_group::<4, true, 4, 6>(model, group, tables, sweep_number),
-        (4, true, 5) => sweep_group::<4, true, 5, 7>(model, group, tables, sweep_number),
-        (5, false, 4) => sweep_group::<5, false, 4, 7>(model, group, tables, sweep_number),
-        (5, false, 5) => sweep_group::<5, false, 5, 8>(model, group, tables, sweep_number),
-        (6, false, 4) => sweep_group::<6, false, 4, 7>(model, group, tables, sweep_number),
-        (6, false, 5) => sweep_group::<6, false, 5, 8>(model, group, tables, sweep_number),
+        (3, true, 4) => sweep_group::<3, true, 4, { sum_planes(3) }>(model, group, tables, sweep_number),
+        (3, true, 5) => sweep_group::<3, true, 5, { sum_planes(3) }>(model, group, tables, sweep_number),
+        (4, true, 4) => sweep_group::<4, true, 4, { sum_planes(4) }>(model, group, tables, sweep_number),
+        (4, true, 5) => sweep_group::<4, true, 5, { sum_planes(4) }>(model, group, tables, sweep_number),
+        (5, false, 4) => sweep_group::<5, false, 4, { sum_planes(5) }>(model, group, tables, sweep_number),
+        (5, false, 5) => sweep_group::<5, false, 5, { sum_planes(5) }>(model, group, tables, sweep_number),
+        (6, false, 4) => sweep_group::<6, false, 4, { sum_planes(6) }>(model, group, tables, sweep_number),
+        (6, false, 5) => sweep_group::<6, false, 5, { sum_planes(6) }>(model, group, tables, sweep_number),
         layout => unreachable!("no board has spins in {layout:?} constraints and planes"),
     }
 }

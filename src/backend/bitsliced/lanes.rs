@@ -60,14 +60,28 @@ pub fn totals<L: Lanes>(model: &CpuModel, planes: usize, spins: &[L]) -> Vec<L> 
     totals
 }
 
-/// Adds the bit-sliced number `total` to `sum` (which has planes enough).
+/// Bit planes of a spin's saturating sum of totals (see [`add`]): enough
+/// for ⌈3c/2⌉, the largest value [`uphill`] and [`uphill_by`] ask about for
+/// a spin in c ≤ `width` constraints.
+pub const fn sum_planes(width: usize) -> usize {
+    (usize::BITS - (3 * width).div_ceil(2).leading_zeros()) as usize
+}
+
+/// Adds the bit-sliced number `total` to `sum`, saturating: a lane whose
+/// sum would pass 2^planes − 1 stays there. The uphill tests read such a
+/// lane right (it is above every value they ask about); its exact ΔE, when
+/// needed, must come from the totals. A sum of planes enough never saturates.
 #[inline(always)]
 pub fn add<L: Lanes>(sum: &mut [L], total: &[L]) {
+    let above = total.iter().skip(sum.len()).fold(L::ZERO, |acc, &plane| acc | plane);
     let mut carry = L::ZERO;
     for (p, s) in sum.iter_mut().enumerate() {
-        let (a, b) = (*s, total.get(p).copied().unwrap_or(L::ZERO));
+        let (a, b) = (*s, total.get(p).copied().unwrap_or(L::ZERO) | above);
         *s = a ^ b ^ carry;
         carry = (a & b) | (carry & (a ^ b));
+    }
+    for s in sum.iter_mut() {
+        *s = *s | carry;
     }
 }
 
@@ -134,12 +148,53 @@ pub fn lane_value<L: Lanes>(planes: &[L], lane: usize) -> usize {
     planes.iter().enumerate().map(|(p, &plane)| usize::from(plane.has(lane)) << p).sum()
 }
 
-/// ΔE of flipping `lane`'s spin (set in `x` or not), from its sum.
-pub fn lane_delta<L: Lanes>(x: L, sum: &[L], c: usize, lane: usize) -> usize {
-    let s = lane_value(sum, lane);
+/// ΔE of flipping `lane`'s spin (set in `x` or not) whose totals add up to `s`.
+pub fn lane_delta<L: Lanes>(x: L, s: usize, c: usize, lane: usize) -> usize {
     if x.has(lane) {
         3 * c - 2 * s
     } else {
         2 * s - c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::attempt_random;
+
+    /// Spins in `width` constraints whose totals reach `n` (every board
+    /// kind): the saturating sum sorts each lane as its exact sum does, and
+    /// an uphill lane's ΔE from the totals is the exact one.
+    #[test]
+    fn saturating_sums_sort_lanes_as_exact_sums_do() {
+        for (width, n) in [(3, 2), (3, 9), (4, 4), (4, 9), (4, 16), (5, 9), (6, 25)] {
+            let planes = (usize::BITS - (n as u32).leading_zeros()) as usize;
+            for trial in 0..200u32 {
+                let value = |k: usize, lane: usize| attempt_random(trial, (32 * k + lane) as u32) as usize % (n + 1);
+                let totals: Vec<Vec<u32>> = (0..width)
+                    .map(|k| {
+                        (0..planes)
+                            .map(|p| (0..32).fold(0, |acc, l| acc | ((value(k, l) >> p & 1) as u32) << l))
+                            .collect()
+                    })
+                    .collect();
+                let x = attempt_random(trial, u32::MAX);
+                let mut sum = vec![0u32; sum_planes(width)];
+                totals.iter().for_each(|total| add(&mut sum, total));
+                let (c, v) = (width, smallest_uphill(width));
+                for lane in 0..32 {
+                    let s = (0..width).map(|k| value(k, lane)).sum::<usize>() as i64;
+                    let delta = if x.has(lane) { 3 * c as i64 - 2 * s } else { 2 * s - c as i64 };
+                    let case = format!("width {width}, n {n}, trial {trial}, lane {lane}, sum {s}");
+                    assert_eq!(uphill(x, &sum, c).has(lane), delta > 0, "{case}");
+                    assert_eq!(uphill_by(x, &sum, c, v).has(lane), delta == v as i64, "{case}");
+                    assert_eq!(uphill_by(x, &sum, c, v + 2).has(lane), delta == v as i64 + 2, "{case}");
+                    if delta > 0 {
+                        let exact: usize = totals.iter().map(|total| lane_value(total, lane)).sum();
+                        assert_eq!(lane_delta(x, exact, c, lane) as i64, delta, "{case}");
+                    }
+                }
+            }
+        }
     }
 }
