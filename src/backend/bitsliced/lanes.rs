@@ -167,8 +167,8 @@ mod tests {
     /// an uphill lane's ΔE from the totals is the exact one.
     #[test]
     fn saturating_sums_sort_lanes_as_exact_sums_do() {
-        for (width, n) in [(3, 2), (3, 9), (4, 4), (4, 9), (4, 16), (5, 9), (6, 25)] {
-            let planes = (usize::BITS - (n as u32).leading_zeros()) as usize;
+        for (width, n) in [(3, 2), (3, 9), (4, 4), (4, 9), (4, 16), (5, 9), (6, 25usize)] {
+            let planes = (usize::BITS - n.leading_zeros()) as usize;
             for trial in 0..200u32 {
                 let value = |k: usize, lane: usize| attempt_random(trial, (32 * k + lane) as u32) as usize % (n + 1);
                 let totals: Vec<Vec<u32>> = (0..width)
