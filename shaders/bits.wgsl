@@ -11,9 +11,10 @@
 // class_start[c] + j, + j + 32, …, each for all 32 lanes at once; spins
 // of one class share no constraint, so this equals the twin's spin-by-spin
 // order, and a barrier separates the phases. Workgroup memory holds each
-// word's constraint totals as bit planes, its threshold rows and where its
-// lanes' thresholds are; spins stay in global memory, where each spin word
-// is read and written by one invocation a sweep.
+// word's constraint totals as bit planes (where they fit: WORKGROUP_TOTALS;
+// else they stay in `totals`, 25×25 boards), its threshold rows and where
+// its lanes' thresholds are; spins stay in global memory, where each spin
+// word is read and written by one invocation a sweep.
 
 // totals[(word * TOTALS + k) * PLANES + p]: bit p of t_k in every lane.
 @group(0) @binding(6) var<storage, read_write> totals: array<u32>;
@@ -23,7 +24,8 @@
 // of the slot's first zero-energy replica, written by `gather`.
 @group(0) @binding(9) var<storage, read_write> solutions: array<atomic<u32>>;
 
-// One word's totals: local_totals[member * TOTALS * PLANES + k * PLANES + p].
+// One word's totals: local_totals[member * TOTALS * PLANES + k * PLANES + p],
+// if WORKGROUP_TOTALS.
 var<workgroup> local_totals: array<u32, GROUP_TOTALS>;
 // rows[member * ROWS + ((v − 1) * 32 + r) * 3 + band]: the lanes whose
 // threshold for ΔE class `band` (ΔE = v, v + 2, v + 4) has bit 31 − r set.
@@ -45,6 +47,30 @@ fn threshold(table: u32, table_len: u32, delta: u32) -> u32 {
     return thresholds[table + delta];
 }
 
+// Plane `index` of the word's totals, wherever they are (Place.totals).
+fn plane(index: u32) -> u32 {
+    if WORKGROUP_TOTALS {
+        return local_totals[index];
+    }
+    return totals[index];
+}
+
+fn set_plane(index: u32, value: u32) {
+    if WORKGROUP_TOTALS {
+        local_totals[index] = value;
+    } else {
+        totals[index] = value;
+    }
+}
+
+// Between phases: every invocation's updates visible to its word's others.
+fn phase_barrier() {
+    workgroupBarrier();
+    if !WORKGROUP_TOTALS {
+        storageBarrier();
+    }
+}
+
 // High word of the 64-bit product, from 16-bit halves.
 fn mul_high(a: u32, b: u32) -> u32 {
     let a_lo = a & 0xffffu;
@@ -55,24 +81,24 @@ fn mul_high(a: u32, b: u32) -> u32 {
     return a_hi * b_hi + ((a_hi * b_lo) >> 16u) + (cross >> 16u);
 }
 
-// Adds the total at local_totals[base..] to the bit-sliced `sum`.
+// Adds the total at plane(base..) to the bit-sliced `sum`.
 fn add(sum: ptr<function, array<u32, SUM_PLANES>>, base: u32) {
     var carry = 0u;
     for (var p = 0u; p < SUM_PLANES; p++) {
         let a = (*sum)[p];
-        let b = select(0u, local_totals[base + p], p < PLANES);
+        let b = select(0u, plane(base + p), p < PLANES);
         (*sum)[p] = a ^ b ^ carry;
         carry = (a & b) | (carry & (a ^ b));
     }
 }
 
-// +1 in the lanes of `on`, −1 in those of `off`, to the total at local_totals[base..].
+// +1 in the lanes of `on`, −1 in those of `off`, to the total at plane(base..).
 fn count(base: u32, on: u32, off: u32) {
     var carry = on;
     var borrow = off;
     for (var p = 0u; p < PLANES; p++) {
-        let t = local_totals[base + p];
-        local_totals[base + p] = t ^ carry ^ borrow;
+        let t = plane(base + p);
+        set_plane(base + p, t ^ carry ^ borrow);
         carry = t & carry;
         borrow = ~t & borrow;
     }
@@ -127,6 +153,8 @@ struct Place {
     member: u32,
     word: u32,
     slot: u32,
+    // Where its totals start: in local_totals, or in `totals`.
+    totals: u32,
     // Its lanes that hold replicas.
     live: u32,
     table_len: u32,
@@ -147,7 +175,7 @@ fn constraints_of(slot: u32, i: u32) -> array<u32, 6> {
 // One attempt on free spin i for every lane of the word. Twin: the loop body of `Word::sweep`.
 fn attempt(place: Place, i: u32, key: u32) {
     let k = constraints_of(place.slot, i);
-    let t0 = place.member * TOTALS * PLANES;
+    let t0 = place.totals;
     var sum: array<u32, SUM_PLANES>;
     var c = 0u;
     for (var j = 0u; j < WIDTH; j++) {
@@ -214,22 +242,22 @@ fn sweep(
     let first_lane = (clamped - slot_index * words_per_slot) * 32u; // replica of lane 0, in the slot
     let live = select(0u, 0xffffffffu >> (32u - min(32u, per_slot - first_lane)), valid);
     let slot = slots[slot_index];
-    let place = Place(member, clamped, slot_index, live, slot.table_len);
-    let t0 = member * TOTALS * PLANES;
+    let t0 = select(clamped, member, WORKGROUP_TOTALS) * TOTALS * PLANES;
+    let place = Place(member, clamped, slot_index, t0, live, slot.table_len);
     let replica = slot_index * per_slot + first_lane + lane;
     let lane_live = ((live >> lane) & 1u) == 1u;
     let rung = rung_of_replica[min(replica, params.end_replica - 1u)];
     lane_table[member * 32u + lane] =
         select(NO_REPLICA, slot_index * params.threshold_stride + rung * slot.table_len, lane_live);
     let fresh = slot.fresh != 0u;
-    if valid {
+    if valid && (WORKGROUP_TOTALS || fresh) {
         for (var j = lane; j < TOTALS * PLANES; j += 32u) {
             let ones = initial_totals[slot_index * TOTALS + j / PLANES];
             let start = select(0u, 0xffffffffu, ((ones >> (j % PLANES)) & 1u) == 1u);
-            local_totals[t0 + j] = select(totals[clamped * TOTALS * PLANES + j], start, fresh);
+            set_plane(t0 + j, select(totals[clamped * TOTALS * PLANES + j], start, fresh));
         }
     }
-    workgroupBarrier();
+    phase_barrier();
     // Lane `lane` builds round `lane`'s rows.
     for (var v = 1u; v <= 2u; v++) {
         for (var band = 0u; band < 3u; band++) {
@@ -257,7 +285,7 @@ fn sweep(
                 }
             }
         }
-        workgroupBarrier();
+        phase_barrier();
     }
 
     let sweeps = select(0u, slot.sweep_count, valid);
@@ -269,11 +297,11 @@ fn sweep(
             for (var i = slot.class_start[colour] + lane; i < end; i += 32u) {
                 attempt(place, i, key);
             }
-            workgroupBarrier();
+            phase_barrier();
         }
     }
 
-    if valid {
+    if valid && WORKGROUP_TOTALS {
         for (var j = lane; j < TOTALS * PLANES; j += 32u) {
             totals[clamped * TOTALS * PLANES + j] = local_totals[t0 + j];
         }
@@ -284,7 +312,7 @@ fn sweep(
         for (var k = 0u; k < PADDING; k++) {
             var t = 0;
             for (var p = 0u; p < PLANES; p++) {
-                t |= i32((local_totals[t0 + k * PLANES + p] >> lane) & 1u) << p;
+                t |= i32((plane(t0 + k * PLANES + p) >> lane) & 1u) << p;
             }
             energy += (t - 1) * (t - 1);
         }

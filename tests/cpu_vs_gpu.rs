@@ -151,9 +151,9 @@ fn example_puzzles(file: &str, variant: Variant, side: usize) -> Vec<Grid> {
 }
 
 /// 16×16 and 25×25 boards, diagonals on odd and even sides (5 and 6
-/// constraints per spin), Latin squares (3): every kernel layout. A word
-/// of 25×25 boards needs 51 KiB of workgroup memory: on lavapipe (32 KiB)
-/// gpu-bits must refuse it with a clear error.
+/// constraints per spin), Latin squares (3): every kernel layout. A word's
+/// totals of a 25×25 board take 49 KiB, more than lavapipe's 32 KiB of
+/// workgroup memory: there gpu-bits keeps them in global memory.
 #[test]
 fn gpu_sweeps_equal_the_cpu_twin_on_every_kind_of_board() {
     let cases = [
@@ -167,13 +167,6 @@ fn gpu_sweeps_equal_the_cpu_twin_on_every_kind_of_board() {
         let puzzles = example_puzzles(file, variant, side);
         let build = |k: usize, mode| Model::build(&reduce(&puzzles[k % puzzles.len()], mode).unwrap()).unwrap();
         let models = [build(0, Reduce::Clues), build(1, Reduce::None), build(2, Reduce::Clues)];
-        if engine == Engine::Bits && side == 25 {
-            let Some(mut gpu) = gpu_with(engine) else { return };
-            let layout = Layout { shape: puzzles[0].shape, slots: 1, replicas_per_slot: 32, rungs: 1 };
-            let err = gpu.configure(layout).unwrap_err().to_string();
-            assert!(err.contains("a word of 32 replicas of a 25×25 board does not fit"), "{err}");
-            continue;
-        }
         assert_twins(engine, [&models[0], &models[1], &models[2]], 3, (2, 3));
     }
 }

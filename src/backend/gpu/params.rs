@@ -84,12 +84,18 @@ pub struct Kernel {
     /// Bit planes of a total and of a spin's sum of totals (bits only).
     pub planes: u32,
     pub sum_planes: u32,
+    /// Whether a unit's totals live in workgroup memory. Always for the
+    /// scalar kernel; bits.wgsl keeps a word's totals in place in global
+    /// memory when they do not fit (25×25 boards).
+    pub workgroup_totals: bool,
     /// Replicas (scalar) or words (bits) per workgroup.
     pub per_group: u32,
 }
 
 impl Kernel {
-    /// The kernel for `shape` on a device with `workgroup_bytes` of workgroup memory; `None` if one unit does not fit.
+    /// The kernel for `shape` on a device with `workgroup_bytes` of
+    /// workgroup memory; `None` if one unit does not fit (a word of bits:
+    /// not even without its totals).
     pub fn new(engine: Engine, shape: Shape, workgroup_bytes: u32) -> Option<Kernel> {
         let geometry = shape.geometry();
         let width = geometry.spin_width as u32;
@@ -106,19 +112,34 @@ impl Kernel {
             table_len: width * (2 * shape.n as u32 - 1) + 1,
             planes: total_planes(shape.n) as u32,
             sum_planes: sum_planes(geometry.spin_width, shape.n) as u32,
+            workgroup_totals: true,
             per_group: 0,
         };
-        kernel.per_group = (workgroup_bytes / kernel.workgroup_bytes_per_unit()).min(MAX_UNITS_PER_GROUP);
+        kernel.per_group = workgroup_bytes / kernel.workgroup_bytes_per_unit();
+        if kernel.per_group == 0 && engine == Engine::Bits {
+            kernel.workgroup_totals = false;
+            kernel.per_group = workgroup_bytes / kernel.workgroup_bytes_per_unit();
+        }
+        kernel.per_group = kernel.per_group.min(MAX_UNITS_PER_GROUP);
         (kernel.per_group > 0).then_some(kernel)
     }
 
     /// Workgroup memory of one unit. Scalar: a replica's totals, cell
-    /// words and energy; bits: a word's total planes, threshold rows and
-    /// lane tables.
+    /// words and energy; bits: a word's total planes (if there), threshold
+    /// rows and lane tables.
     fn workgroup_bytes_per_unit(&self) -> u32 {
         match self.engine {
             Engine::Scalar => (self.totals + self.cells + 1) * 4,
-            Engine::Bits => (self.totals * self.planes + ROWS + WORD as u32) * 4,
+            Engine::Bits => (self.workgroup_total_words() + ROWS + WORD as u32) * 4,
+        }
+    }
+
+    /// Words of a bits.wgsl word's totals in workgroup memory.
+    fn workgroup_total_words(&self) -> u32 {
+        if self.workgroup_totals {
+            self.totals * self.planes
+        } else {
+            0
         }
     }
 
@@ -201,7 +222,9 @@ impl Kernel {
                 format!("const SUM_PLANES: u32 = {}u;", self.sum_planes),
                 format!("const WORDS_PER_GROUP: u32 = {per_group}u;"),
                 format!("const GROUP_SIZE: u32 = {}u;", WORD as u32 * per_group),
-                format!("const GROUP_TOTALS: u32 = {}u;", self.totals * self.planes * per_group),
+                format!("const WORKGROUP_TOTALS: bool = {};", self.workgroup_totals),
+                // A WGSL array has at least one element.
+                format!("const GROUP_TOTALS: u32 = {}u;", (self.workgroup_total_words() * per_group).max(1)),
                 format!("const GROUP_ROWS: u32 = {}u;", ROWS * per_group),
                 format!("const GROUP_LANES: u32 = {}u;", WORD as u32 * per_group),
             ],
@@ -244,7 +267,7 @@ mod tests {
     }
 
     #[test]
-    fn large_boards_get_fewer_units_per_workgroup() {
+    fn kernels_fit_the_workgroup_memory_they_get() {
         let classic = Kernel::new(Engine::Scalar, Shape::CLASSIC, 16384).unwrap();
         assert_eq!((classic.totals, classic.per_group, classic.table_len), (325, 4, 69));
         let big = Kernel::new(Engine::Scalar, Shape { n: 25, variant: Variant::X }, 16384).unwrap();
@@ -253,11 +276,13 @@ mod tests {
         // A 9×9 word: 325 totals × 4 planes, 192 rows, 32 lanes: 6,196 bytes.
         let bits = Kernel::new(Engine::Bits, Shape::CLASSIC, 16384).unwrap();
         assert_eq!((bits.planes, bits.sum_planes, bits.per_group), (4, 6, 2));
-        let sixteen = Shape { n: 16, variant: Variant::Standard };
-        assert_eq!(Kernel::new(Engine::Bits, sixteen, 16384), None);
-        assert_eq!(
-            Kernel::new(Engine::Bits, sixteen, 32768).map(|k| (k.planes, k.sum_planes, k.per_group)),
-            Some((5, 7, 1))
-        );
+        let sixteen = Kernel::new(Engine::Bits, Shape { n: 16, variant: Variant::Standard }, 32768).unwrap();
+        assert_eq!((sixteen.planes, sixteen.sum_planes, sixteen.per_group, sixteen.workgroup_totals), (5, 7, 1, true));
+        // Where a word's totals do not fit, they stay in global memory; rows and lane tables take 896 bytes a word.
+        let global = |shape, bytes| Kernel::new(Engine::Bits, shape, bytes).map(|k| (k.per_group, k.workgroup_totals));
+        assert_eq!(global(sixteen.shape, 16384), Some((4, false)));
+        assert_eq!(global(Shape { n: 25, variant: Variant::X }, 49152), Some((4, false)));
+        assert_eq!(global(Shape::CLASSIC, 1792), Some((2, false)));
+        assert_eq!(global(Shape::CLASSIC, 895), None);
     }
 }
