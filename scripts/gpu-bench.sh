@@ -24,29 +24,38 @@
 # ~150,000 resident: 132 SMs × 9 workgroups of 128 by workgroup memory),
 # hardest-100 and Inkala one at a time, and `bench` with cpu-bits, gpu and
 # gpu-bits.
+#
+# `variants` runs the sweep bench of each kernel variant in
+# scripts/kernel-variants/ (a patch each, its header says what it tests
+# and what was predicted) alternated with the committed kernel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 case "${1:-}" in
 prepare)
+    # Variants are built by patching src/ and shaders/ and restoring them from git.
+    git diff --quiet -- src shaders || { echo "prepare: commit src/ and shaders/ first" >&2; exit 2; }
     cargo build --release
     bench_binary() {
         cargo bench --bench "$1" --no-run --message-format=json 2>/dev/null | python3 -c 'import sys,json
 print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("executable") and j["target"]["name"]==sys.argv[1]][0])' "$1"
     }
-    mkdir -p .device
+    rm -rf .device /tmp/kernel-variants
+    mkdir -p .device /tmp/kernel-variants
     strip -o .device/sudoku-anneal target/release/sudoku-anneal
     strip -o .device/sweep-bench "$(bench_binary sweep)"
     strip -o .device/pipeline-bench "$(bench_binary pipeline)"
-    # A diagnostic build, not a product: gpu-bits with uphill moves never
-    # accepted (no comparison rounds), to split a sweep's time between the
-    # bit arithmetic and the acceptance.
-    cp shaders/bits.wgsl /tmp/bits.wgsl.kept
-    trap 'cp /tmp/bits.wgsl.kept shaders/bits.wgsl' EXIT
-    sed -i 's/r < 32u \&\& undecided != 0u/r < 0u \&\& undecided != 0u/' shaders/bits.wgsl
-    grep -q 'r < 0u && undecided' shaders/bits.wgsl
-    strip -o .device/sweep-bench-no-uphill "$(bench_binary sweep)"
-    cp /tmp/bits.wgsl.kept shaders/bits.wgsl
+    # The sweep bench with each kernel variant (scripts/kernel-variants/*.patch,
+    # experiments and diagnostics, not products), in one archive: the
+    # binaries differ only in their shader text, so xz stores them at the
+    # cost of one (the device tool carries 64 MiB at most).
+    trap 'git checkout -- src shaders' EXIT
+    for patch in scripts/kernel-variants/*.patch; do
+        git apply "$patch"
+        strip -o "/tmp/kernel-variants/sweep-bench-$(basename "$patch" .patch)" "$(bench_binary sweep)"
+        git checkout -- src shaders
+    done
+    XZ_OPT=-9 tar -cJf .device/kernel-variants.tar.xz -C /tmp/kernel-variants .
     awk '!/^#/ && n < 10000 { print; n++ }' "../shared/puzzles/puzzles5_forum_hardest_1905_11+" > .device/hardest10000.txt
     head -100 .device/hardest10000.txt > .device/hardest100.txt
     grep -v '^#' ../shared/puzzles/puzzles3_magictour_top1465 | grep . > .device/top1465.txt
@@ -60,7 +69,7 @@ print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("executable"
     fi
     du -sh .device
     ;;
-run | compare | bits)
+run | compare | bits | variants)
     export XDG_RUNTIME_DIR=/tmp/xdg
     mkdir -p -m 700 "$XDG_RUNTIME_DIR"
     out=${OUT:-/tmp/out}
@@ -98,6 +107,22 @@ PY
         done
         exit 0
     fi
+    variants=/tmp/kernel-variants
+    mkdir -p $variants
+    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+        .device/kernel-variants.tar.xz $variants
+    if [ "$1" = variants ]; then
+        # Each variant beside the committed kernel, alternated twice in this
+        # one call: gpu-bits at one temperature (its 9×9 default), 65,536 replicas.
+        for round in 1 2; do
+            for bench in .device/sweep-bench $variants/sweep-bench-*; do
+                echo "== $(basename "$bench"), round $round"
+                GPU_BENCH_REPLICAS=${GPU_BENCH_REPLICAS:-65536} $bench --bench 'gpu_sweep.*gpu-bits.*one temperature' --warm-up-time 1 \
+                    --measurement-time 3 2>&1 | grep -E '^gpu_sweep|thrpt:'
+            done
+        done | tee "$out/variants.txt"
+        exit 0
+    fi
     if [ "$1" = bits ]; then
         for replicas in 4096 65536 262144; do
             echo "== $replicas replicas"
@@ -105,7 +130,7 @@ PY
                 grep -E '^gpu_sweep|thrpt:'
         done | tee "$out/sweep-bench.txt"
         echo "== 65536 replicas, gpu-bits with uphill moves never accepted (diagnostic build)"
-        GPU_BENCH_REPLICAS=65536 .device/sweep-bench-no-uphill --bench 'gpu_sweep.*gpu-bits' --warm-up-time 1 \
+        GPU_BENCH_REPLICAS=65536 $variants/sweep-bench-no-uphill --bench 'gpu_sweep.*gpu-bits' --warm-up-time 1 \
             --measurement-time 3 2>&1 | grep -E '^gpu_sweep|thrpt:' | tee -a "$out/sweep-bench.txt"
         # The host's ceiling on this machine's cores (an instant device).
         .device/pipeline-bench --bench host_ceiling --warm-up-time 1 --measurement-time 3 2>&1 |
@@ -152,7 +177,7 @@ PY
         --json "$out/bench.json" --plot "$out/bench.svg" | tee "$out/bench.md"
     ;;
 *)
-    echo "usage: $0 prepare [OLD_COMMIT] | run | compare | bits" >&2
+    echo "usage: $0 prepare [OLD_COMMIT] | run | compare | bits | variants" >&2
     exit 2
     ;;
 esac
