@@ -40,9 +40,11 @@ pub struct Stats {
     pub max_seconds: Option<f64>,
     pub median_sweeps: Option<u64>,
     pub attempts_per_second: f64,
-    pub swap_acceptance: f64,
+    /// Accepted over proposed exchanges; `None` (JSON null, "–" in the
+    /// table) where none was proposed, as on one-rung ladders.
+    pub swap_acceptance: Option<f64>,
     /// Acceptance of each adjacent pair of rungs, coldest pair first.
-    pub swap_acceptance_per_pair: Vec<f64>,
+    pub swap_acceptance_per_pair: Vec<Option<f64>>,
     /// Per puzzle, over the runs: fraction solved, and the time to solve it
     /// with 99 % confidence (`t·ln 0.01/ln(1−p)` with t the mean run time;
     /// with p = 1 the slowest run, as the p99 of fewer than 100 runs).
@@ -75,8 +77,7 @@ impl Report {
             attempts.iter_mut().zip(&outcome.swap_attempts).for_each(|(sum, n)| *sum += n);
             accepted.iter_mut().zip(&outcome.swap_accepted).for_each(|(sum, n)| *sum += n);
         }
-        let fraction =
-            |accepted: u64, attempts: u64| if attempts > 0 { accepted as f64 / attempts as f64 } else { 0.0 };
+        let fraction = |accepted: u64, attempts: u64| (attempts > 0).then(|| accepted as f64 / attempts as f64);
         let puzzles = self.runs.first().map_or(0, |r| r.outcomes.len());
         let (mut success_probability, mut tts99_seconds) = (Vec::new(), Vec::new());
         for puzzle in 0..puzzles {
@@ -130,7 +131,7 @@ pub fn markdown(reports: &[Report]) -> String {
     for report in reports {
         let s = report.stats();
         table += &format!(
-            "| {} | {} | {} | {} × {} | {} | {:.1} | {} | {} | {} | {} | {:.3e} | {:.3} | {} |\n",
+            "| {} | {} | {} | {} × {} | {} | {:.1} | {} | {} | {} | {} | {:.3e} | {} | {} |\n",
             Path::new(&report.file).file_name().map_or(report.file.clone(), |n| n.to_string_lossy().into_owned()),
             report.backend,
             report.device,
@@ -143,7 +144,7 @@ pub fn markdown(reports: &[Report]) -> String {
             ms(s.max_seconds),
             s.median_sweeps.map_or("–".into(), |n| n.to_string()),
             s.attempts_per_second,
-            s.swap_acceptance,
+            s.swap_acceptance.map_or("–".into(), |a| format!("{a:.3}")),
             ms(s.median_tts99_seconds),
         );
     }
@@ -235,4 +236,37 @@ pub fn plot_svg(reports: &[Report], path: &Path) -> Result<()> {
         .map_err(|e| draw(&e))?;
     root.present().map_err(|e| draw(&e))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unsolved_after(swap_attempts: Vec<u64>, swap_accepted: Vec<u64>) -> Outcome {
+        Outcome { status: Status::Unsolved, sweeps: 10, seconds: 0.5, attempts: 1000, swap_attempts, swap_accepted }
+    }
+
+    fn report(outcomes: Vec<Outcome>) -> Report {
+        let run = Run { seed: 0, wall_seconds: 1.0, outcomes };
+        Report {
+            file: "f.txt".into(),
+            backend: "cpu".into(),
+            device: "d".into(),
+            settings: Settings::default(),
+            runs: vec![run],
+        }
+    }
+
+    /// A ladder of one rung proposes no exchange: its acceptance is unknown, not 0.
+    #[test]
+    fn swap_acceptance_is_none_where_nothing_was_proposed() {
+        let one_rung = report(vec![unsolved_after(vec![], vec![]), unsolved_after(vec![], vec![])]);
+        assert_eq!((one_rung.stats().swap_acceptance, one_rung.stats().swap_acceptance_per_pair), (None, vec![]));
+        let table = markdown(&[one_rung]);
+        assert!(table.contains("| 2.000e3 | – | – |"), "{table}");
+        let ladder = report(vec![unsolved_after(vec![4, 0], vec![1, 0]), unsolved_after(vec![4, 0], vec![2, 0])]);
+        let stats = ladder.stats();
+        assert_eq!((stats.swap_acceptance, stats.swap_acceptance_per_pair), (Some(0.375), vec![Some(0.375), None]));
+        assert!(markdown(&[ladder]).contains("| 2.000e3 | 0.375 | – |"));
+    }
 }
