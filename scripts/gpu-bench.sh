@@ -47,8 +47,8 @@ print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("executable"
     strip -o .device/pipeline-bench "$(bench_binary pipeline)"
     # The sweep bench with each kernel variant (scripts/kernel-variants/*.patch,
     # experiments and diagnostics, not products), in one archive: the
-    # binaries differ only in their shader text, so xz stores them at the
-    # cost of one (the device tool carries 64 MiB at most).
+    # binaries differ in little more than their shader text, so xz stores
+    # them at about the cost of one (the device tool carries 64 MiB at most).
     trap 'git checkout -- src shaders' EXIT
     for patch in scripts/kernel-variants/*.patch; do
         git apply "$patch"
