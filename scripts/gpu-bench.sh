@@ -3,7 +3,11 @@
 #
 #   here:  scripts/gpu-bench.sh prepare [OLD]   # release build + bench binary + puzzle subsets -> .device/
 #   there: one `run` call of the device tool with carry [".gl", ".device"] and the command
-#          for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash scripts/gpu-bench.sh run|compare|bits
+#          for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; bash scripts/gpu-bench.sh run|compare|bits|variants
+#
+# What is waiting for a device (session 18): `prepare 3e55107`, then three
+# calls, each well under the 600 s a call may take: `bits` (~5 min),
+# `variants` (~3 min), `compare` (two banks against 3e55107, ~4 min).
 #
 # With OLD (a commit), `prepare` also builds that commit as
 # .device/sudoku-anneal-old, and `compare` alternates old and new binaries
