@@ -33,6 +33,8 @@ var<workgroup> rows: array<u32, GROUP_ROWS>;
 // lane_table[member * 32 + l]: where lane l's rung row starts in
 // `thresholds`, or NO_REPLICA.
 var<workgroup> lane_table: array<u32, GROUP_LANES>;
+// 1 where some invocation of the word found a loop cut short (common.wgsl, CUT_SHORT).
+var<workgroup> cut_short: array<atomic<u32>, WORDS_PER_GROUP>;
 
 const ROWS: u32 = 192u;
 const NO_REPLICA: u32 = 0xffffffffu;
@@ -250,6 +252,9 @@ fn sweep(
     lane_table[member * 32u + lane] =
         select(NO_REPLICA, slot_index * params.threshold_stride + rung * slot.table_len, lane_live);
     let fresh = slot.fresh != 0u;
+    if lane == 0u {
+        atomicStore(&cut_short[member], 0u);
+    }
     if valid && (WORKGROUP_TOTALS || fresh) {
         for (var j = lane; j < TOTALS * PLANES; j += 32u) {
             let ones = initial_totals[slot_index * TOTALS + j / PLANES];
@@ -289,7 +294,8 @@ fn sweep(
     }
 
     let sweeps = select(0u, slot.sweep_count, valid);
-    for (var s = 0u; s < params.sweep_count; s++) {
+    var s = 0u;
+    for (; s < params.sweep_count; s++) {
         let key = sweep_key(stream, slot.first_sweep + s);
         for (var colour = 0u; colour < COLOURS; colour++) {
             // A slot past its own sweep count idles; the barriers stay uniform.
@@ -306,17 +312,25 @@ fn sweep(
             totals[clamped * TOTALS * PLANES + j] = local_totals[t0 + j];
         }
     }
+    // Σ_k (t_k − 1)² over the real constraints (all but PADDING, the last).
+    var energy = 0;
+    var k = 0u;
     if lane_live {
-        // Σ_k (t_k − 1)² over the real constraints (all but PADDING, the last).
-        var energy = 0;
-        for (var k = 0u; k < PADDING; k++) {
+        for (; k < PADDING; k++) {
             var t = 0;
             for (var p = 0u; p < PLANES; p++) {
                 t |= i32((plane(t0 + k * PLANES + p) >> lane) & 1u) << p;
             }
             energy += (t - 1) * (t - 1);
         }
-        energies[replica] = energy;
+    }
+    // The sweeps and the last loop run to their ends unless the driver cut them short.
+    if s < params.sweep_count || (lane_live && k < PADDING) {
+        atomicStore(&cut_short[member], 1u);
+    }
+    workgroupBarrier();
+    if lane_live {
+        energies[replica] = select(energy, CUT_SHORT, atomicLoad(&cut_short[member]) != 0u);
     }
 }
 

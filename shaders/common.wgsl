@@ -44,6 +44,31 @@ struct Slot {
 @group(0) @binding(5) var<storage, read> initial_totals: array<u32>;
 @group(0) @binding(8) var<storage, read_write> energies: array<i32>;
 // Bindings 6 (totals), 7 (states) and 9 (solutions) are the kernel's own.
+// The slots again, writable, for `advance` alone: the sweeps read them as
+// read-only storage.
+@group(0) @binding(10) var<storage, read_write> slots_to_advance: array<Slot>;
+
+// A replica's energy when its dispatch was cut short. llvmpipe (Mesa's
+// software Vulkan driver) ends every loop of an invocation once it has run
+// 65,535 loop iterations in all; the sweep kernels check that their
+// sweep loop and their last loop ran to the end, and report this instead
+// of the energy of a half-swept state.
+const CUT_SHORT: i32 = -1;
+
+// Between two dispatches of one round, one invocation per slot: the sweeps
+// the last dispatch ran count as done. Where a driver limits the work of a
+// dispatch, a round runs as several (`Kernel::sweeps_per_dispatch`).
+@compute @workgroup_size(GATHER_SIZE)
+fn advance(@builtin(global_invocation_id) id: vec3<u32>) {
+    let per_slot = params.replicas_per_slot;
+    let slot = params.first_replica / per_slot + id.x;
+    if slot < params.end_replica / per_slot {
+        let ran = min(slots_to_advance[slot].sweep_count, params.sweep_count);
+        slots_to_advance[slot].first_sweep += ran;
+        slots_to_advance[slot].sweep_count -= ran;
+        slots_to_advance[slot].fresh = 0u;
+    }
+}
 
 // Keep in sync with src/rng.rs.
 const GOLDEN: u32 = 0x9e3779b9u;

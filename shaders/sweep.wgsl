@@ -29,6 +29,8 @@
 var<workgroup> local_totals: array<u32, GROUP_TOTALS>;
 var<workgroup> local_cells: array<u32, GROUP_CELLS>;
 var<workgroup> local_energy: array<atomic<i32>, REPLICAS_PER_GROUP>;
+// 1 where some invocation of the replica found a loop cut short (common.wgsl, CUT_SHORT).
+var<workgroup> cut_short: array<atomic<u32>, REPLICAS_PER_GROUP>;
 
 @compute @workgroup_size(GROUP_SIZE)
 fn sweep(
@@ -65,6 +67,7 @@ fn sweep(
     }
     if lane == 0u {
         atomicStore(&local_energy[member], 0);
+        atomicStore(&cut_short[member], 0u);
     }
     workgroupBarrier();
 
@@ -74,7 +77,8 @@ fn sweep(
     let table = slot_index * params.threshold_stride + rung_of_replica[clamped] * slots[slot_index].table_len;
     let spin_base = slot_index * MAX_SPINS;
     var energy_change = 0;
-    for (var s = 0u; s < params.sweep_count; s++) {
+    var s = 0u;
+    for (; s < params.sweep_count; s++) {
         let key = sweep_key(stream, first_sweep + s);
         for (var colour = 0u; colour < COLOURS; colour++) {
             // A slot past its own sweep count idles; the barriers stay uniform.
@@ -126,18 +130,24 @@ fn sweep(
     }
 
     atomicAdd(&local_energy[member], energy_change);
-    workgroupBarrier();
+    var copied = lane;
     if valid {
-        for (var k = lane; k < TOTALS; k += LANES) {
-            totals[replica * TOTALS + k] = local_totals[t0 + k];
-        }
         for (var c = lane; c < CELLS; c += LANES) {
             cells[replica * CELLS + c] = local_cells[c0 + c];
         }
-        if lane == 0u {
-            let start = select(energies[replica], slots[slot_index].offset, fresh);
-            energies[replica] = start + atomicLoad(&local_energy[member]);
+        for (; copied < TOTALS; copied += LANES) {
+            totals[replica * TOTALS + copied] = local_totals[t0 + copied];
         }
+    }
+    // The sweeps and the last loop run to their ends unless the driver cut them short.
+    if s < params.sweep_count || (valid && copied < TOTALS) {
+        atomicStore(&cut_short[member], 1u);
+    }
+    workgroupBarrier();
+    if valid && lane == 0u {
+        let start = select(energies[replica], slots[slot_index].offset, fresh);
+        let energy = start + atomicLoad(&local_energy[member]);
+        energies[replica] = select(energy, CUT_SHORT, atomicLoad(&cut_short[member]) != 0u);
     }
 }
 

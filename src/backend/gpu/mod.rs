@@ -30,6 +30,10 @@ use crate::model::Spin;
 /// replica of the largest board fits in it.
 const MIN_WORKGROUP_BYTES: u32 = 16384;
 
+/// What a sweep kernel reports as a replica's energy when the driver cut
+/// its dispatch short (`CUT_SHORT` in common.wgsl).
+const CUT_SHORT: i32 = -1;
+
 /// How long a readback polls without blocking before it sleeps until the device is done.
 const SPIN_BEFORE_BLOCKING: Duration = Duration::from_millis(1);
 
@@ -118,6 +122,9 @@ pub struct GpuContext {
     fault: Option<Fault>,
     dispatches: u32,
     engine: Engine,
+    /// A software rasteriser (llvmpipe), which limits the loop iterations of
+    /// an invocation: a long round then runs as several dispatches.
+    software: bool,
     pub adapter: AdapterSummary,
     device: wgpu::Device,
     queue: wgpu::Queue,
@@ -144,6 +151,7 @@ impl GpuContext {
                 })
             })?;
         let limits = adapter.limits();
+        let software = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("sudoku-anneal"),
             required_limits: limits.clone(),
@@ -158,7 +166,8 @@ impl GpuContext {
         });
         let fault = Fault::from_env();
         let pipelines = HashMap::new();
-        let mut context = GpuContext { lost, fault, dispatches: 0, engine, adapter, device, queue, pipelines, limits };
+        let mut context =
+            GpuContext { lost, fault, dispatches: 0, engine, software, adapter, device, queue, pipelines, limits };
         // Build the classic kernel now, so a shader that does not compile fails before any input is read.
         context.pipeline(Shape::CLASSIC)?;
         Ok(context)
@@ -194,11 +203,11 @@ impl GpuContext {
                     cache: None,
                 })
             };
-            let (sweep, gather) = (entry_point("sweep"), entry_point("gather"));
+            let (sweep, gather, advance) = (entry_point("sweep"), entry_point("gather"), entry_point("advance"));
             if let Some(err) = pollster::block_on(scope.pop()) {
                 return Err(Error::Gpu(format!("the sweep shader does not build: {err}")));
             }
-            self.pipelines.insert(shape, Pipelines { kernel, sweep, gather });
+            self.pipelines.insert(shape, Pipelines { kernel, sweep, gather, advance });
         }
         Ok(&self.pipelines[&shape])
     }
@@ -279,6 +288,7 @@ struct Pipelines {
     kernel: Kernel,
     sweep: wgpu::ComputePipeline,
     gather: wgpu::ComputePipeline,
+    advance: wgpu::ComputePipeline,
 }
 
 /// A range of slots submitted and collected on its own: the solver keeps
@@ -289,6 +299,7 @@ struct Bank {
     params_buffer: wgpu::Buffer,
     sweep_group: wgpu::BindGroup,
     gather_group: wgpu::BindGroup,
+    advance_group: wgpu::BindGroup,
     /// The bank's energies, then one replica's cells per slot.
     readback: wgpu::Buffer,
     /// The submission not yet collected (`None` if it swept nothing), and the slots it swept.
@@ -385,6 +396,16 @@ impl Batch {
         self.uploads.copies.clear();
     }
 
+    /// Sweeps per dispatch on a software adapter for the loaded slots of `busy`.
+    fn sweeps_per_dispatch(&self, busy: Range<usize>) -> u32 {
+        let attempts_per_lane = |slot: &Slot| -> u64 {
+            let starts = &slot.class_start[..=self.layout.shape.n];
+            starts.windows(2).map(|class| (class[1] - class[0]).div_ceil(32) as u64).sum()
+        };
+        let most = self.slots[busy].iter().map(attempts_per_lane).max().unwrap_or(0);
+        self.pipelines.kernel.sweeps_per_dispatch(params::SOFTWARE_LOOP_BUDGET, most)
+    }
+
     /// Makes the bank of `slots` unless it exists.
     fn make_bank(&mut self, device: &wgpu::Device, slots: Range<usize>) {
         let per_slot = self.layout.replicas_per_slot;
@@ -409,8 +430,10 @@ impl Batch {
             });
             // Auto layouts hold only the bindings an entry point uses.
             let bind_group = |pipeline: &wgpu::ComputePipeline, bindings: &[u32]| {
+                // Binding 10 is the slots again, writable (`advance`).
                 let entries: Vec<wgpu::BindGroupEntry> = std::iter::once(&params_buffer)
                     .chain(buffers)
+                    .chain([&self.slots_buffer])
                     .enumerate()
                     .filter(|(binding, _)| bindings.contains(&(*binding as u32)))
                     .map(|(binding, buffer)| wgpu::BindGroupEntry {
@@ -426,6 +449,7 @@ impl Batch {
             };
             let sweep_group = bind_group(&pipelines.sweep, &[0, 1, 2, 3, 4, 5, 6, 7, 8]);
             let gather_group = bind_group(&pipelines.gather, kernel.gather_bindings());
+            let advance_group = bind_group(&pipelines.advance, &[0, 10]);
             let words = slots.len() * (per_slot + kernel.cells as usize);
             let readback = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("round readback"),
@@ -433,7 +457,15 @@ impl Batch {
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            Bank { params_on_device: None, params_buffer, sweep_group, gather_group, readback, in_flight: None }
+            Bank {
+                params_on_device: None,
+                params_buffer,
+                sweep_group,
+                gather_group,
+                advance_group,
+                readback,
+                in_flight: None,
+            }
         });
     }
 }
@@ -623,11 +655,16 @@ impl Backend for GpuBackend {
             slot.sweep_count = count;
         }
         batch.gathered[slots.clone()].fill(None);
+        let most = counts.iter().copied().max().unwrap_or(0);
+        let per_dispatch = match context.software {
+            true => batch.sweeps_per_dispatch(busy.clone()),
+            false => u32::MAX,
+        };
         let params = Params {
             first_replica: replicas.start as u32,
             end_replica: replicas.end as u32,
             replicas_per_slot: per_slot as u32,
-            sweep_count: counts.iter().copied().max().unwrap_or(0),
+            sweep_count: most.min(per_dispatch),
             threshold_stride: batch.threshold_stride,
         };
         let scope = context.device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -655,11 +692,19 @@ impl Backend for GpuBackend {
             context.dispatches += 1;
             let max = context.limits.max_compute_workgroups_per_dimension;
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipelines.sweep);
-            pass.set_bind_group(0, &bank.sweep_group, &[]);
             let kernel = pipelines.kernel;
             let (x, y) = workgroup_grid(kernel.units(busy.len(), per_slot) as u32, kernel.per_group, max);
-            pass.dispatch_workgroups(x, y, 1);
+            // One dispatch a round, except where the driver limits a dispatch's work.
+            for dispatch in 0..most.div_ceil(params.sweep_count).max(1) {
+                if dispatch > 0 {
+                    pass.set_pipeline(&pipelines.advance);
+                    pass.set_bind_group(0, &bank.advance_group, &[]);
+                    pass.dispatch_workgroups((busy.len() as u32).div_ceil(params::GATHER_SIZE), 1, 1);
+                }
+                pass.set_pipeline(&pipelines.sweep);
+                pass.set_bind_group(0, &bank.sweep_group, &[]);
+                pass.dispatch_workgroups(x, y, 1);
+            }
             pass.set_pipeline(&pipelines.gather);
             pass.set_bind_group(0, &bank.gather_group, &[]);
             let (x, y) = workgroup_grid(busy.len() as u32, 1, max);
@@ -698,6 +743,12 @@ impl Backend for GpuBackend {
         let words = self.context.wait(&bank.readback, pending)?;
         let (swept, solutions) = words.split_at(busy.len() * per_slot);
         energies[..swept.len()].copy_from_slice(bytemuck::cast_slice(swept));
+        if energies[..swept.len()].contains(&CUT_SHORT) {
+            return Err(Error::Gpu(format!(
+                "the driver cut a sweep dispatch short ({}): fewer sweeps per round (--exchange-every) may help",
+                self.context.adapter.name
+            )));
+        }
         for ((slot, energies), solution) in busy.zip(energies.chunks(per_slot)).zip(solutions.chunks(cells)) {
             if let Some(replica) = energies.iter().position(|&e| e == 0) {
                 batch.gathered[slot] = Some((slot * per_slot + replica, solution.to_vec()));

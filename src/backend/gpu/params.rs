@@ -24,6 +24,10 @@ pub const GATHER_SIZE: u32 = 64;
 const MAX_UNITS_PER_GROUP: u32 = 4;
 /// Words of bits.wgsl's threshold rows: 2 smallest uphill ΔE × 32 rounds × 3 ΔE classes.
 const ROWS: u32 = 192;
+/// Loop iterations an invocation may run on llvmpipe (Mesa's software
+/// Vulkan driver, lavapipe), which ends every loop of an invocation once
+/// this many have run in it (gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`).
+pub const SOFTWARE_LOOP_BUDGET: u64 = 65_535;
 
 /// The kernels' uniform. Keep in sync: `struct Params` in common.wgsl.
 #[repr(C)]
@@ -176,6 +180,33 @@ impl Kernel {
             Engine::Bits => WORD as u64,
         };
         (binding_bytes / per_unit * replicas_per_unit) as usize
+    }
+
+    /// The most sweeps one dispatch can run within `budget` loop iterations
+    /// per invocation (at least 1), for slots whose colour classes give a
+    /// lane `attempts_per_lane` attempts a sweep (Σ_c ⌈class_c / 32⌉: both
+    /// kernels run 32 invocations per replica or word). The counts are
+    /// upper bounds of the shaders' loops, so a round split this way is never
+    /// cut short; rounds on hardware run as one dispatch.
+    pub fn sweeps_per_dispatch(&self, budget: u64, attempts_per_lane: u64) -> u32 {
+        let (colours, lanes) = (self.shape.n as u64, 32);
+        let (totals, cells) = (self.totals as u64, self.cells as u64);
+        let (width, planes, sums) = (self.width as u64, self.planes as u64, self.sum_planes as u64);
+        let (fixed, per_attempt) = match self.engine {
+            // Load and store a replica's totals and cells.
+            Engine::Scalar => (2 * (totals + cells).div_ceil(lanes) + 4, 1),
+            Engine::Bits => {
+                let load_and_store = 2 * (totals * planes).div_ceil(lanes);
+                let rows = 2 * 3 * (lanes + 1);
+                let initial_state = colours + attempts_per_lane * (1 + width * (1 + planes));
+                let energy = (totals - 1) * (1 + planes);
+                // Sums, comparisons, 32 rounds at most, 32 thinned lanes at most, counts.
+                let attempt = width * (1 + sums) + 6 * (1 + sums) + 32 + 32 * (1 + sums) + width * (1 + planes);
+                (load_and_store + rows + initial_state + energy + 4, attempt)
+            }
+        };
+        let per_sweep = colours + 1 + attempts_per_lane * (per_attempt + 1);
+        (budget.saturating_sub(fixed) / per_sweep).clamp(1, u32::MAX as u64) as u32
     }
 
     /// The bindings the `gather` entry point uses.
