@@ -3,10 +3,12 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
-use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LANES};
-use sudoku_anneal::backend::cpu::{sweep, CpuBackend, CpuModel, Replica};
-use sudoku_anneal::backend::gpu::params::Engine;
+use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
+use sudoku_anneal::backend::cpu::spins::{sweep, Replica};
+use sudoku_anneal::backend::cpu::CpuBackend;
+use sudoku_anneal::backend::gpu::kernel::Engine;
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
+use sudoku_anneal::backend::tables::SpinTable;
 use sudoku_anneal::backend::{Backend, Layout, Problem};
 use sudoku_anneal::grid::{Shape, Variant};
 use sudoku_anneal::model::Model;
@@ -26,7 +28,7 @@ fn inkala(mode: Reduce) -> Model {
 fn cpu_sweep_one_thread(c: &mut Criterion) {
     let settings = Settings::default();
     let model = inkala(Reduce::Clues);
-    let cpu = CpuModel::new(&model);
+    let cpu = SpinTable::new(&model);
     let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let problem = Problem::new(&model, &ladder, 1);
     let mut group = c.benchmark_group("cpu_sweep_one_thread");
@@ -80,7 +82,7 @@ fn cpu_backends_one_thread(c: &mut Criterion) {
     let model = inkala(Reduce::Clues);
     let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let problem = Problem::new(&model, &ladder, 1);
-    let replicas = LANES * settings.replicas;
+    let replicas = LADDERS_PER_MASK * settings.replicas;
     let layout = Layout { shape: Shape::CLASSIC, slots: 1, replicas_per_slot: replicas, rungs: settings.replicas };
     let rungs: Vec<u32> = (0..replicas as u32).map(|r| r % settings.replicas as u32).collect();
     let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
@@ -103,16 +105,16 @@ fn cpu_backends_one_thread(c: &mut Criterion) {
 fn cpu_bits_one_temperature(c: &mut Criterion) {
     let model = inkala(Reduce::Clues);
     let ladder = Ladder { temperatures: vec![0.63] };
-    let layout = Layout { shape: Shape::CLASSIC, slots: 1, replicas_per_slot: LANES, rungs: 1 };
-    let rungs = vec![0; LANES];
+    let layout = Layout { shape: Shape::CLASSIC, slots: 1, replicas_per_slot: LADDERS_PER_MASK, rungs: 1 };
+    let rungs = vec![0; LADDERS_PER_MASK];
     let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let mut backend = BitslicedBackend::new();
     backend.configure(layout).unwrap();
     backend.load(0, &Problem::new(&model, &ladder, 1)).unwrap();
     one_thread.install(|| backend.sweep(&rungs, &[2_000]).unwrap());
     let mut group = c.benchmark_group("cpu_bits_one_temperature");
-    group.throughput(Throughput::Elements(SWEEPS as u64 * model.len() as u64 * LANES as u64));
-    group.bench_function(BenchmarkId::new("cpu-bits", format!("inkala, {LANES} chains, T=0.63")), |b| {
+    group.throughput(Throughput::Elements(SWEEPS as u64 * model.len() as u64 * LADDERS_PER_MASK as u64));
+    group.bench_function(BenchmarkId::new("cpu-bits", format!("inkala, {LADDERS_PER_MASK} chains, T=0.63")), |b| {
         b.iter(|| one_thread.install(|| backend.sweep(&rungs, &[SWEEPS]).unwrap()))
     });
     group.finish();
@@ -131,7 +133,7 @@ fn gpu_sweep(c: &mut Criterion) {
     let settings = Settings::default();
     let default_ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let one_temperature = Ladder::geometric(1, 0.63, 0.63);
-    let cases = [(Engine::Scalar, &default_ladder), (Engine::Bits, &default_ladder), (Engine::Bits, &one_temperature)];
+    let cases = [(Engine::Spins, &default_ladder), (Engine::Bits, &default_ladder), (Engine::Bits, &one_temperature)];
     let mut group = c.benchmark_group("gpu_sweep");
     for (engine, ladder) in cases {
         let mut gpu = match GpuBackend::new(adapter, engine) {

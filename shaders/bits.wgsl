@@ -1,11 +1,11 @@
 // Bit-sliced colour-class Metropolis sweeps: 32 replicas of a slot per u32
 // *word* (lane l of word w is replica 32w + l of the slot), one invocation
 // per lane, WORDS_PER_GROUP words per workgroup.
-// Twin of `Word::sweep` in src/backend/bits32.rs, which describes the
+// Twin of `Word::sweep` in src/backend/cpu/bits.rs, which describes the
 // algorithm: same words, same random numbers, same integer arithmetic.
 //
-// Prepended, as for sweep.wgsl: the board's constants (`Kernel::source` in
-// src/backend/gpu/params.rs), then common.wgsl.
+// Prepended, as for spins.wgsl: the board's constants (`Kernel::source` in
+// src/backend/gpu/kernel.rs), then common.wgsl.
 //
 // In the phase of class c, invocation j of a word attempts free spins
 // class_start[c] + j, + j + 32, …, each for all 32 lanes at once; spins
@@ -36,11 +36,7 @@ var<workgroup> lane_table: array<u32, GROUP_LANES>;
 // 1 where some invocation of the word found a loop cut short (common.wgsl, CUT_SHORT).
 var<workgroup> cut_short: array<atomic<u32>, WORDS_PER_GROUP>;
 
-const ROWS: u32 = 192u;
 const NO_REPLICA: u32 = 0xffffffffu;
-// Keep in sync with src/backend/bits32.rs.
-const DRAWS_PER_SPIN: u32 = 64u;
-const INITIAL_STATE_SWEEP: u32 = 0xffffffffu;
 
 fn threshold(table: u32, table_len: u32, delta: u32) -> u32 {
     if table == NO_REPLICA || delta >= table_len {

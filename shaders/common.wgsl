@@ -1,8 +1,10 @@
-// What both sweep kernels (sweep.wgsl, bits.wgsl) share: the host's
+// What the sweep kernels (spins.wgsl, bits.wgsl) share: the host's
 // structs, most bindings, the counter-based random numbers and the search
-// for a slot's solved replica. Prepended to each.
+// for a slot's solved replica. Prepended to each, after the constants
+// src/backend/gpu/kernel.rs writes for the board shape: every upper-case
+// name used here and not defined comes from there.
 
-// Keep in sync with src/backend/gpu/params.rs.
+// Keep in sync with src/backend/gpu/kernel.rs.
 struct Params {
     // This dispatch covers replicas first_replica..end_replica, whole slots.
     first_replica: u32,
@@ -14,24 +16,25 @@ struct Params {
     threshold_stride: u32,
 }
 
-// One slot's puzzle. Keep in sync with src/backend/gpu/params.rs.
-struct Slot {
+// What the kernels know of one slot's puzzle. Keep in sync with
+// src/backend/gpu/kernel.rs.
+struct SlotInfo {
     first_sweep: u32,
     sweep_count: u32,
     seed_lo: u32,
     seed_hi: u32,
     table_len: u32,
     // 1 on the first dispatch after a load: replicas start from the
-    // kernel's initial state (sweep.wgsl: all-zero, energy = offset;
+    // kernel's initial state (spins.wgsl: all-zero, energy = offset;
     // bits.wgsl: random).
     fresh: u32,
     offset: i32,
     // Free spins of colour c are class_start[c]..class_start[c + 1].
-    class_start: array<u32, 28>,
+    class_start: array<u32, CLASS_STARTS>,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots: array<Slot>;
+@group(0) @binding(1) var<storage, read> slots: array<SlotInfo>;
 // spin_data[(slot * MAX_SPINS + i) * SPIN_VECS + v] for free spin i: first
 // (cell | digit << 16, then its other constraints: row-digit, column-digit,
 // box-digit); the cell's own constraint index is the cell. With diagonals
@@ -46,14 +49,13 @@ struct Slot {
 // Bindings 6 (totals), 7 (states) and 9 (solutions) are the kernel's own.
 // The slots again, writable, for `advance` alone: the sweeps read them as
 // read-only storage.
-@group(0) @binding(10) var<storage, read_write> slots_to_advance: array<Slot>;
+@group(0) @binding(10) var<storage, read_write> slots_to_advance: array<SlotInfo>;
 
-// A replica's energy when its dispatch was cut short. llvmpipe (Mesa's
-// software Vulkan driver) ends every loop of an invocation once it has run
-// 65,535 loop iterations in all; the sweep kernels check that their
-// sweep loop and their last loop ran to the end, and report this instead
-// of the energy of a half-swept state.
-const CUT_SHORT: i32 = -1;
+// CUT_SHORT is a replica's energy when its dispatch was cut short. llvmpipe
+// (Mesa's software Vulkan driver) ends every loop of an invocation once it
+// has run 65,535 loop iterations in all; the sweep kernels check that their
+// sweep loop and their last loop ran to the end, and report CUT_SHORT
+// instead of the energy of a half-swept state.
 
 // Between two dispatches of one round, one invocation per slot: the sweeps
 // the last dispatch ran count as done. Where a driver limits the work of a
@@ -70,8 +72,7 @@ fn advance(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
-// Keep in sync with src/rng.rs.
-const GOLDEN: u32 = 0x9e3779b9u;
+// Twins of src/rng.rs.
 
 fn mix32(value: u32) -> u32 {
     var x = value;

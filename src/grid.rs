@@ -14,6 +14,9 @@ use std::sync::{Mutex, OnceLock};
 pub const SYMBOLS: &[u8; 25] = b"123456789ABCDEFGHIJKLMNOP";
 /// The largest side (25×25, box side 5).
 pub const MAX_N: usize = SYMBOLS.len();
+/// The most constraints a board has: 25×25 cells, and 25 digits in each of
+/// 25 rows, 25 columns, 25 boxes and 2 diagonals.
+pub const MAX_CONSTRAINTS: usize = MAX_N * MAX_N + (3 * MAX_N + 2) * MAX_N;
 
 /// The symbol of digit value 1..=25.
 pub fn symbol(value: usize) -> char {

@@ -12,8 +12,8 @@ use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LANES};
-use sudoku_anneal::backend::gpu::params::Engine;
+use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
+use sudoku_anneal::backend::gpu::kernel::Engine;
 use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{cpu::CpuBackend, Backend};
 use sudoku_anneal::grid::{Shape, Variant};
@@ -292,7 +292,7 @@ impl BackendDefaults {
             // cpu-bits anneals a 9×9 puzzle in one lane mask, on one thread: a puzzle
             // per thread keeps every core busy, and results do not depend on the batch.
             "cpu-bits" => BackendDefaults {
-                ladders: LANES,
+                ladders: LADDERS_PER_MASK,
                 batch: rayon::current_num_threads(),
                 exchange_every: solver.exchange_every,
                 short_ladders: true,
@@ -330,12 +330,12 @@ fn make_backend(choice: BackendChoice) -> anyhow::Result<Box<dyn Backend>> {
         BackendChoice::Cpu => Box::new(CpuBackend::new()),
         BackendChoice::CpuBits => Box::new(BitslicedBackend::new()),
         BackendChoice::Gpu | BackendChoice::GpuBits => {
-            let engine = if choice == BackendChoice::Gpu { Engine::Scalar } else { Engine::Bits };
+            let engine = if choice == BackendChoice::Gpu { Engine::Spins } else { Engine::Bits };
             let gpu = GpuBackend::new(AdapterChoice::Any, engine)?;
             eprintln!("sudoku-anneal: {} backend on {}", gpu.name(), gpu.adapter().name);
             Box::new(gpu)
         }
-        BackendChoice::Auto => match GpuBackend::new(AdapterChoice::Hardware, Engine::Scalar) {
+        BackendChoice::Auto => match GpuBackend::new(AdapterChoice::Hardware, Engine::Spins) {
             Ok(gpu) => {
                 eprintln!("sudoku-anneal: auto picked the gpu backend on {}", gpu.adapter().name);
                 Box::new(gpu)

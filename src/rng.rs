@@ -4,9 +4,13 @@
 //! CPU and GPU backends (and any thread split) draw identical numbers.
 //! The bit-sliced backend, no twin of the shader, draws 64 bits at a time
 //! from `WyRand`, seeded per sweep from the same keys.
-//! Keep in sync with `shaders/common.wgsl` (`mix32`, `sweep_key`, `attempt_random`).
+//! Twin of `mix32`, `stream_key`, `sweep_key` and `attempt_random` in `shaders/common.wgsl`.
 
-const GOLDEN: u32 = 0x9e37_79b9;
+/// The hashes' odd constant, ⌊2³² / φ⌋ (common.wgsl gets it from here).
+pub const GOLDEN: u32 = 0x9e37_79b9;
+/// A replica's random initial state is drawn as if it were this sweep of
+/// its stream: one no budget reaches.
+pub const INITIAL_STATE_SWEEP: u32 = u32::MAX;
 
 /// Chris Wellons' "lowbias32" integer hash: a bijection on u32.
 pub fn mix32(mut x: u32) -> u32 {

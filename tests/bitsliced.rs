@@ -5,7 +5,7 @@
 //! between rungs, and cpu-bits solves puzzles.
 //! (That they sample the right distribution is in tempering.rs.)
 
-use sudoku_anneal::backend::{bits32::Bits32Backend, bitsliced::BitslicedBackend, Backend, Layout, Problem};
+use sudoku_anneal::backend::{bitsliced::BitslicedBackend, cpu::bits::Bits32Backend, Backend, Layout, Problem};
 use sudoku_anneal::grid::{Shape, Variant};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::reduce::{reduce, Reduce};

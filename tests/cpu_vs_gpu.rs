@@ -1,10 +1,10 @@
 //! Each WGSL sweep kernel equals its CPU twin bit for bit (vello's compare
-//! test): sweep.wgsl the cpu backend, bits.wgsl bits32.
+//! test): spins.wgsl the cpu backend, bits.wgsl bits32.
 //! Skips without an adapter, unless REQUIRE_GPU=1 (set by CI) makes that a failure.
 
-use sudoku_anneal::backend::bits32::Bits32Backend;
+use sudoku_anneal::backend::cpu::bits::Bits32Backend;
 use sudoku_anneal::backend::cpu::CpuBackend;
-use sudoku_anneal::backend::gpu::params::Engine;
+use sudoku_anneal::backend::gpu::kernel::Engine;
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{Backend, Layout, Problem};
 use sudoku_anneal::grid::{Grid, Variant};
@@ -18,7 +18,7 @@ use sudoku_anneal::{solve, Outcome, Settings, Status};
 use crate::util::{exact_solve, example, famous_hard, grid, EASY, INKALA};
 
 pub fn gpu() -> Option<GpuBackend> {
-    gpu_with(Engine::Scalar)
+    gpu_with(Engine::Spins)
 }
 
 fn gpu_with(engine: Engine) -> Option<GpuBackend> {
@@ -40,7 +40,7 @@ const PER_SLOT: usize = 5 * RUNGS;
 /// The CPU twin of `engine`'s kernel.
 fn twin(engine: Engine) -> Box<dyn Backend> {
     match engine {
-        Engine::Scalar => Box::new(CpuBackend::new()),
+        Engine::Spins => Box::new(CpuBackend::new()),
         Engine::Bits => Box::new(Bits32Backend::new()),
     }
 }
@@ -110,7 +110,7 @@ fn assert_twins(engine: Engine, models: [&Model; 3], rounds: u32, counts: (u32, 
     solved
 }
 
-const ENGINES: [Engine; 2] = [Engine::Scalar, Engine::Bits];
+const ENGINES: [Engine; 2] = [Engine::Spins, Engine::Bits];
 
 #[test]
 fn gpu_sweeps_equal_the_cpu_twin_on_two_slots() {

@@ -4,7 +4,8 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use sudoku_anneal::backend::cpu::{sweep, CpuModel, Replica};
+use sudoku_anneal::backend::cpu::spins::{sweep, Replica};
+use sudoku_anneal::backend::tables::SpinTable;
 use sudoku_anneal::backend::Problem;
 use sudoku_anneal::grid::{Grid, Shape, Variant};
 use sudoku_anneal::model::Model;
@@ -182,7 +183,7 @@ fn cpu_sweep_keeps_totals_and_energy_in_step_with_the_model() {
     for puzzle in [grid(INKALA), x16, latin] {
         let m = model(&puzzle, Reduce::Clues);
         let geometry = puzzle.geometry();
-        let cpu = CpuModel::new(&m);
+        let cpu = SpinTable::new(&m);
         let ladder = Ladder::geometric(3, 0.3, 3.0);
         let problem = Problem::new(&m, &ladder, 9);
         for rung in 0..3 {

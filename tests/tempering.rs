@@ -1,8 +1,8 @@
 //! Parallel tempering samples the exact Boltzmann distribution on a model
 //! small enough to enumerate (peapods' exact-distribution test).
 
-use sudoku_anneal::backend::bits32::Bits32Backend;
-use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LANES};
+use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
+use sudoku_anneal::backend::cpu::bits::Bits32Backend;
 use sudoku_anneal::backend::{cpu::CpuBackend, Backend, Layout, Problem};
 use sudoku_anneal::grid::Variant;
 use sudoku_anneal::model::Model;
@@ -60,7 +60,7 @@ fn tempering_samples_the_boltzmann_distribution_at_every_rung() {
 #[test]
 fn bitsliced_tempering_samples_the_boltzmann_distribution_at_every_rung() {
     for model in [tiny_sudoku(), tiny_latin_square()] {
-        assert_samples_boltzmann(&model, &mut BitslicedBackend::new(), LANES + 6, 1_000);
+        assert_samples_boltzmann(&model, &mut BitslicedBackend::new(), LADDERS_PER_MASK + 6, 1_000);
     }
 }
 

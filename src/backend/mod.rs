@@ -17,10 +17,11 @@
 //! slot, and a slot counts its own sweeps, so a puzzle anneals the same in
 //! any slot of any batch.
 
-pub mod bits32;
+pub mod bitplanes;
 pub mod bitsliced;
 pub mod cpu;
 pub mod gpu;
+pub mod tables;
 
 use std::ops::Range;
 

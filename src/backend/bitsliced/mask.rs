@@ -7,10 +7,11 @@ use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, N
 
 use wide::u64x2;
 
+use crate::backend::bitplanes::Lanes;
 use crate::rng::WyRand;
 
-/// Ladders per mask.
-pub const LANES: usize = 128;
+/// Ladders per mask, one per lane.
+pub const LADDERS_PER_MASK: usize = 128;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mask(u64x2);
@@ -58,6 +59,14 @@ impl Mask {
     }
 }
 
+impl Lanes for Mask {
+    const ZERO: Mask = Mask::ZERO;
+    const ONES: Mask = Mask::ONES;
+    fn has(self, lane: usize) -> bool {
+        Mask::has(self, lane)
+    }
+}
+
 macro_rules! lanewise {
     ($trait:ident, $method:ident, $assign_trait:ident, $assign:ident, $op:tt) => {
         impl $trait for Mask {
@@ -94,10 +103,10 @@ mod tests {
 
     #[test]
     fn lanes_round_trip_across_words() {
-        let picked = [0, 5, 63, 64, 100, LANES - 1];
+        let picked = [0, 5, 63, 64, 100, LADDERS_PER_MASK - 1];
         let mask = picked.iter().fold(Mask::ZERO, |acc, &lane| acc | Mask::lane(lane));
         assert_eq!(mask.lanes().collect::<Vec<_>>(), picked);
-        assert!((0..LANES).all(|lane| mask.has(lane) == picked.contains(&lane)));
+        assert!((0..LADDERS_PER_MASK).all(|lane| mask.has(lane) == picked.contains(&lane)));
         assert_eq!(!mask & mask, Mask::ZERO);
         assert!((mask ^ mask).is_zero() && !mask.is_zero());
     }

@@ -1,12 +1,12 @@
-//! Bit-sliced arithmetic on lane words, shared by the 128-lane CPU engine
-//! (`Mask`) and the 32-lane twin of `shaders/bits.wgsl` (`u32`): a number
-//! per lane is stored as bit planes, plane p holding bit p of every lane's
-//! number, so one bitwise operation serves every lane.
+//! Bit-sliced arithmetic on lane words, shared by `cpu-bits` (128 lanes in
+//! a `bitsliced::mask::Mask`) and `bits32`, the twin of `shaders/bits.wgsl`
+//! (32 lanes in a `u32`): a lane is one replica, and a number per lane is
+//! stored as bit planes, plane p holding bit p of every lane's number, so
+//! one bitwise operation serves every lane.
 
 use std::ops::{BitAnd, BitOr, BitXor, Not};
 
-use super::mask::Mask;
-use crate::backend::cpu::CpuModel;
+use crate::backend::tables::SpinTable;
 
 /// A word with one bit per lane.
 pub trait Lanes:
@@ -26,14 +26,6 @@ pub trait Lanes:
     }
 }
 
-impl Lanes for Mask {
-    const ZERO: Mask = Mask::ZERO;
-    const ONES: Mask = Mask::ONES;
-    fn has(self, lane: usize) -> bool {
-        Mask::has(self, lane)
-    }
-}
-
 impl Lanes for u32 {
     const ZERO: u32 = 0;
     const ONES: u32 = u32::MAX;
@@ -45,15 +37,15 @@ impl Lanes for u32 {
 /// The bit-sliced constraint totals (`planes` per constraint) of the lanes'
 /// states `spins`: the clues' ones, padding included (it stays 0), plus the
 /// spins that are on.
-pub fn totals<L: Lanes>(model: &CpuModel, planes: usize, spins: &[L]) -> Vec<L> {
-    let mut totals = vec![L::ZERO; (model.fixed_ones.len() + 1) * planes];
-    for (total, &ones) in totals.chunks_exact_mut(planes).zip(&model.fixed_ones) {
+pub fn totals<L: Lanes>(table: &SpinTable, planes: usize, spins: &[L]) -> Vec<L> {
+    let mut totals = vec![L::ZERO; (table.fixed_ones.len() + 1) * planes];
+    for (total, &ones) in totals.chunks_exact_mut(planes).zip(&table.fixed_ones) {
         for (p, plane) in total.iter_mut().enumerate() {
             *plane = L::splat(ones >> p & 1 == 1);
         }
     }
-    for (&on, constraints) in spins.iter().zip(model.spin_constraints.chunks_exact(model.width)) {
-        for &k in constraints.iter().filter(|&&k| k != model.padding) {
+    for (&on, constraints) in spins.iter().zip(table.rows()) {
+        for &k in constraints.iter().filter(|&&k| k != table.padding) {
             count(&mut totals[k as usize * planes..(k as usize + 1) * planes], on, L::ZERO);
         }
     }
@@ -63,7 +55,7 @@ pub fn totals<L: Lanes>(model: &CpuModel, planes: usize, spins: &[L]) -> Vec<L> 
 /// Bit planes of a spin's saturating sum of totals (see [`add`]): enough
 /// for ⌈3c/2⌉, the largest value [`uphill`] and [`uphill_by`] ask about for
 /// a spin in c ≤ `width` constraints.
-pub const fn sum_planes(width: usize) -> usize {
+pub const fn saturating_sum_planes(width: usize) -> usize {
     (usize::BITS - (3 * width).div_ceil(2).leading_zeros()) as usize
 }
 
@@ -179,7 +171,7 @@ mod tests {
                     })
                     .collect();
                 let x = attempt_random(trial, u32::MAX);
-                let mut sum = vec![0u32; sum_planes(width)];
+                let mut sum = vec![0u32; saturating_sum_planes(width)];
                 totals.iter().for_each(|total| add(&mut sum, total));
                 let (c, v) = (width, smallest_uphill(width));
                 for lane in 0..32 {

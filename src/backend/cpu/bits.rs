@@ -22,19 +22,17 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::bitsliced::lanes::{self, add, count, lane_delta, lane_value, smallest_uphill, uphill, uphill_by, Lanes};
-use super::cpu::CpuModel;
-use super::{Backend, Layout, Problem};
+use crate::backend::bitplanes::{self, add, count, lane_delta, lane_value, smallest_uphill, uphill, uphill_by, Lanes};
+use crate::backend::tables::SpinTable;
+use crate::backend::{Backend, Layout, Problem};
 use crate::error::{Error, Result};
 use crate::grid::Shape;
-use crate::rng::{attempt_random, stream_key, sweep_key};
+use crate::rng::{attempt_random, stream_key, sweep_key, INITIAL_STATE_SWEEP};
 
 /// Replicas per word.
-pub const WORD: usize = 32;
+pub const REPLICAS_PER_WORD: usize = 32;
 /// Random indices a spin uses per sweep: 32 comparison rounds, then one per lane.
-const DRAWS_PER_SPIN: u32 = 64;
-/// The initial state is drawn as if it were this sweep: one no budget reaches.
-const INITIAL_STATE_SWEEP: u32 = u32::MAX;
+pub const DRAWS_PER_SPIN: u32 = 64;
 /// Uphill ΔE classes: v, v + 2, and ≥ v + 4.
 const CLASSES: usize = 3;
 
@@ -44,8 +42,8 @@ pub fn total_planes(n: usize) -> usize {
 }
 
 /// Bit planes of the sum of a spin's `width` totals: the whole sum, as the
-/// shader keeps it (so `lanes::add` never saturates here).
-pub fn sum_planes(width: usize, n: usize) -> usize {
+/// shader keeps it (so `bitplanes::add` never saturates here).
+pub fn exact_sum_planes(width: usize, n: usize) -> usize {
     (usize::BITS - (width * n).leading_zeros()) as usize
 }
 
@@ -89,15 +87,15 @@ impl<'a> LaneTables<'a> {
 
 /// The lanes holding replicas in word `w` of a slot of `per_slot` replicas.
 pub fn live_lanes(w: usize, per_slot: usize) -> u32 {
-    match per_slot.saturating_sub(w * WORD) {
-        n if n >= WORD => u32::MAX,
+    match per_slot.saturating_sub(w * REPLICAS_PER_WORD) {
+        n if n >= REPLICAS_PER_WORD => u32::MAX,
         n => (1 << n) - 1,
     }
 }
 
 /// Words per slot of `per_slot` replicas.
 pub fn words_per_slot(per_slot: usize) -> usize {
-    per_slot.div_ceil(WORD)
+    per_slot.div_ceil(REPLICAS_PER_WORD)
 }
 
 /// A word's `spins` initial spin words, every lane a fair coin, drawn
@@ -109,8 +107,8 @@ fn random_spins(spins: usize, stream: u32) -> Vec<u32> {
 
 /// The initial spins of `replica` (within its slot) under `seed`.
 pub fn initial_state(spins: usize, seed: u64, replica: usize) -> Vec<u8> {
-    let stream = stream_key(seed, (replica / WORD) as u32);
-    random_spins(spins, stream).iter().map(|&word| u8::from(word.has(replica % WORD))).collect()
+    let stream = stream_key(seed, (replica / REPLICAS_PER_WORD) as u32);
+    random_spins(spins, stream).iter().map(|&word| u8::from(word.has(replica % REPLICAS_PER_WORD))).collect()
 }
 
 /// The states of one word's replicas.
@@ -123,21 +121,21 @@ pub struct Word {
 impl Word {
     /// Each live lane's spins on with probability ½ (as cpu-bits, and for
     /// the same reason), drawn from the word's stream; dead lanes all off.
-    pub fn random(model: &CpuModel, planes: usize, live: u32, stream: u32) -> Word {
-        let spins: Vec<u32> = random_spins(model.spins(), stream).iter().map(|&word| word & live).collect();
-        Word { totals: lanes::totals(model, planes, &spins), spins }
+    pub fn random(table: &SpinTable, planes: usize, live: u32, stream: u32) -> Word {
+        let spins: Vec<u32> = random_spins(table.spins(), stream).iter().map(|&word| word & live).collect();
+        Word { totals: bitplanes::totals(table, planes, &spins), spins }
     }
 
     /// One sweep, spin by spin.
-    pub fn sweep(&mut self, model: &CpuModel, planes: usize, sums: usize, tables: &LaneTables, key: u32) {
+    pub fn sweep(&mut self, table: &SpinTable, planes: usize, sums: usize, tables: &LaneTables, key: u32) {
         let live = tables.live;
-        for (i, constraints) in model.spin_constraints.chunks_exact(model.width).enumerate() {
+        for (i, constraints) in table.spin_constraints.chunks_exact(table.width).enumerate() {
             let mut sum = [0u32; 8];
             let sum = &mut sum[..sums];
             for &k in constraints {
                 add(sum, &self.totals[k as usize * planes..(k as usize + 1) * planes]);
             }
-            let c = constraints.iter().filter(|&&k| k != model.padding).count();
+            let c = constraints.iter().filter(|&&k| k != table.padding).count();
             let x = self.spins[i];
             let up = uphill(x, sum, c) & live;
             let v = smallest_uphill(c);
@@ -166,7 +164,7 @@ impl Word {
                 }
             }
             self.spins[i] = x ^ accepted;
-            for &k in constraints.iter().filter(|&&k| k != model.padding) {
+            for &k in constraints.iter().filter(|&&k| k != table.padding) {
                 count(&mut self.totals[k as usize * planes..(k as usize + 1) * planes], accepted & !x, accepted & x);
             }
         }
@@ -188,7 +186,7 @@ impl Word {
 /// One slot's puzzle.
 #[derive(Debug, Clone)]
 struct Slot {
-    model: CpuModel,
+    table: SpinTable,
     planes: usize,
     sums: usize,
     thresholds: Vec<u32>,
@@ -222,7 +220,7 @@ impl Backend for Bits32Backend {
     }
 
     fn device(&self) -> String {
-        format!("{} threads, {WORD} replicas per word", rayon::current_num_threads())
+        format!("{} threads, {REPLICAS_PER_WORD} replicas per word", rayon::current_num_threads())
     }
 
     fn max_replicas(&self, _shape: Shape) -> usize {
@@ -238,18 +236,18 @@ impl Backend for Bits32Backend {
 
     fn load(&mut self, slot: usize, problem: &Problem) -> Result<()> {
         let per_slot = self.layout()?.replicas_per_slot;
-        let model = CpuModel::new(problem.model);
+        let table = SpinTable::new(problem.model);
         let n = problem.model.fixed.shape.n;
         let planes = total_planes(n);
         let streams: Vec<u32> = (0..words_per_slot(per_slot) as u32).map(|w| stream_key(problem.seed, w)).collect();
         let words = streams
             .iter()
             .enumerate()
-            .map(|(w, &stream)| Word::random(&model, planes, live_lanes(w, per_slot), stream))
+            .map(|(w, &stream)| Word::random(&table, planes, live_lanes(w, per_slot), stream))
             .collect();
         self.slots[slot] = Some(Slot {
-            sums: sum_planes(model.width, n),
-            model,
+            sums: exact_sum_planes(table.width, n),
+            table,
             planes,
             thresholds: problem.thresholds.clone(),
             table_len: problem.table_len,
@@ -276,16 +274,16 @@ impl Backend for Bits32Backend {
             .for_each(|(((slot, rungs), energies), &sweeps)| {
                 let Some(slot) = slot else { return };
                 let first = slot.sweeps_done;
-                let Slot { model, planes, sums, thresholds, table_len, words, streams, .. } = slot;
-                words.par_iter_mut().zip(energies.par_chunks_mut(WORD)).enumerate().for_each(
+                let Slot { table, planes, sums, thresholds, table_len, words, streams, .. } = slot;
+                words.par_iter_mut().zip(energies.par_chunks_mut(REPLICAS_PER_WORD)).enumerate().for_each(
                     |(w, (word, energies))| {
-                        let rows = (0..WORD).map(|l| {
-                            let rung = *rungs.get(w * WORD + l)? as usize;
+                        let rows = (0..REPLICAS_PER_WORD).map(|l| {
+                            let rung = *rungs.get(w * REPLICAS_PER_WORD + l)? as usize;
                             Some(&thresholds[rung * *table_len..(rung + 1) * *table_len])
                         });
                         let tables = LaneTables::new(rows.collect());
                         for s in first..first + sweeps {
-                            word.sweep(model, *planes, *sums, &tables, sweep_key(streams[w], s));
+                            word.sweep(table, *planes, *sums, &tables, sweep_key(streams[w], s));
                         }
                         for (lane, energy) in energies.iter_mut().enumerate() {
                             *energy = word.energy(*planes, lane);
@@ -311,7 +309,7 @@ impl Backend for Bits32Backend {
                 let slot = self.slots[slot]
                     .as_ref()
                     .ok_or_else(|| Error::Internal(format!("replica {r} is in an empty slot")))?;
-                Ok(slot.words[within / WORD].lane(within % WORD))
+                Ok(slot.words[within / REPLICAS_PER_WORD].lane(within % REPLICAS_PER_WORD))
             })
             .collect()
     }

@@ -40,16 +40,17 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::cpu::CpuModel;
+use super::tables::SpinTable;
 use super::{Backend, Layout, Problem};
+use crate::backend::bitplanes::{
+    add, count, lane_delta, lane_value, saturating_sum_planes, smallest_uphill, uphill, uphill_by, Lanes,
+};
 use crate::error::{Error, Result};
 use crate::grid::Shape;
-use crate::rng::{stream_key, sweep_key, WyRand};
-use lanes::{add, count, lane_delta, lane_value, smallest_uphill, sum_planes, uphill, uphill_by, Lanes};
+use crate::rng::{stream_key, sweep_key, WyRand, INITIAL_STATE_SWEEP};
 use mask::Mask;
-pub use mask::LANES;
+pub use mask::LADDERS_PER_MASK;
 
-pub mod lanes;
 mod mask;
 
 /// Uphill moves fall in three classes by ΔE: v (1 or 2, the smallest
@@ -101,10 +102,6 @@ struct Group {
     stream: u32,
 }
 
-/// The initial state is drawn as if it were this sweep of the group's
-/// stream: one no budget reaches.
-const INITIAL_STATE_SWEEP: u32 = u32::MAX;
-
 impl Group {
     /// Every ladder starts from its own uniformly random state (each spin on
     /// with probability ½, as at infinite temperature). From one shared
@@ -112,30 +109,30 @@ impl Group {
     /// would lead all of them the same way, and for some puzzles a long way
     /// from the solution (BENCHMARKS.md: "Each ladder from its own random
     /// state").
-    fn random(model: &CpuModel, planes: usize, stream: u32) -> Group {
+    fn random(table: &SpinTable, planes: usize, stream: u32) -> Group {
         let mut random = WyRand::new(sweep_key(stream, INITIAL_STATE_SWEEP));
-        let spins: Vec<Mask> = (0..model.spins()).map(|_| Mask::random(&mut random)).collect();
-        Group { totals: lanes::totals(model, planes, &spins), spins, stream }
+        let spins: Vec<Mask> = (0..table.spins()).map(|_| Mask::random(&mut random)).collect();
+        Group { totals: crate::backend::bitplanes::totals(table, planes, &spins), spins, stream }
     }
 }
 
 /// One colour-class sweep of one group. `W` constraints per spin, `P`
 /// planes per total, `S` planes for their saturating sum.
 fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usize>(
-    model: &CpuModel,
+    table: &SpinTable,
     group: &mut Group,
     tables: &RungTables,
     sweep_number: u32,
 ) {
     let mut random = WyRand::new(sweep_key(group.stream, sweep_number));
-    let (spin_constraints, _) = model.spin_constraints.as_chunks::<W>();
+    let (spin_constraints, _) = table.spin_constraints.as_chunks::<W>();
     let (totals, _) = group.totals.as_chunks_mut::<P>();
     for (spin, constraints) in group.spins.iter_mut().zip(spin_constraints) {
         let mut sum = [Mask::ZERO; S];
         for &k in constraints {
             add(&mut sum, &totals[k as usize]);
         }
-        let c = if UNIFORM { W } else { constraints.iter().filter(|&&k| k != model.padding).count() };
+        let c = if UNIFORM { W } else { constraints.iter().filter(|&&k| k != table.padding).count() };
         let x = *spin;
         let uphill = uphill(x, &sum, c);
         let v = smallest_uphill(c);
@@ -154,7 +151,7 @@ fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usi
         }
         let (on, off) = (accepted & !x, accepted & x);
         *spin = x ^ accepted;
-        for &k in constraints.iter().filter(|&&k| UNIFORM || k != model.padding) {
+        for &k in constraints.iter().filter(|&&k| UNIFORM || k != table.padding) {
             count(&mut totals[k as usize], on, off);
         }
     }
@@ -196,26 +193,26 @@ fn below_thresholds(
     below
 }
 
-/// Sweeps dispatched on the model's layout, as in the scalar backend.
-fn sweep(model: &CpuModel, planes: usize, group: &mut Group, tables: &RungTables, sweep_number: u32) {
-    match (model.width, model.uniform, planes) {
-        (3, true, 4) => sweep_group::<3, true, 4, { sum_planes(3) }>(model, group, tables, sweep_number),
-        (3, true, 5) => sweep_group::<3, true, 5, { sum_planes(3) }>(model, group, tables, sweep_number),
-        (4, true, 4) => sweep_group::<4, true, 4, { sum_planes(4) }>(model, group, tables, sweep_number),
-        (4, true, 5) => sweep_group::<4, true, 5, { sum_planes(4) }>(model, group, tables, sweep_number),
-        (5, false, 4) => sweep_group::<5, false, 4, { sum_planes(5) }>(model, group, tables, sweep_number),
-        (5, false, 5) => sweep_group::<5, false, 5, { sum_planes(5) }>(model, group, tables, sweep_number),
-        (6, false, 4) => sweep_group::<6, false, 4, { sum_planes(6) }>(model, group, tables, sweep_number),
-        (6, false, 5) => sweep_group::<6, false, 5, { sum_planes(6) }>(model, group, tables, sweep_number),
+/// Sweeps dispatched on the table's layout, as in the scalar backend.
+fn sweep(table: &SpinTable, planes: usize, group: &mut Group, tables: &RungTables, sweep_number: u32) {
+    match (table.width, table.uniform, planes) {
+        (3, true, 4) => sweep_group::<3, true, 4, { saturating_sum_planes(3) }>(table, group, tables, sweep_number),
+        (3, true, 5) => sweep_group::<3, true, 5, { saturating_sum_planes(3) }>(table, group, tables, sweep_number),
+        (4, true, 4) => sweep_group::<4, true, 4, { saturating_sum_planes(4) }>(table, group, tables, sweep_number),
+        (4, true, 5) => sweep_group::<4, true, 5, { saturating_sum_planes(4) }>(table, group, tables, sweep_number),
+        (5, false, 4) => sweep_group::<5, false, 4, { saturating_sum_planes(5) }>(table, group, tables, sweep_number),
+        (5, false, 5) => sweep_group::<5, false, 5, { saturating_sum_planes(5) }>(table, group, tables, sweep_number),
+        (6, false, 4) => sweep_group::<6, false, 4, { saturating_sum_planes(6) }>(table, group, tables, sweep_number),
+        (6, false, 5) => sweep_group::<6, false, 5, { saturating_sum_planes(6) }>(table, group, tables, sweep_number),
         layout => unreachable!("no board has spins in {layout:?} constraints and planes"),
     }
 }
 
 /// Energies of a group's ladders: Σ_k (1 − t_k)² over the real
 /// constraints (all but the last, the padding one).
-fn group_energies(group: &Group, planes: usize) -> [i32; LANES] {
+fn group_energies(group: &Group, planes: usize) -> [i32; LADDERS_PER_MASK] {
     let constraints = group.totals.len() / planes - 1;
-    let mut energies = [0i32; LANES];
+    let mut energies = [0i32; LADDERS_PER_MASK];
     // Constraints with t = 0 or 2 add 1: counted bit-sliced, in `off_by_one`.
     let mut off_by_one = [Mask::ZERO; 12];
     for total in group.totals.chunks_exact(planes).take(constraints) {
@@ -244,11 +241,11 @@ fn group_energies(group: &Group, planes: usize) -> [i32; LANES] {
 /// One slot's puzzle.
 #[derive(Debug, Clone)]
 struct Slot {
-    model: CpuModel,
+    table: SpinTable,
     /// Bit planes per constraint total.
     planes: usize,
     tables: Vec<RungTables>,
-    /// `groups[rung · masks + m]` holds ladders LANES·m .. LANES·(m + 1) − 1 at `rung`.
+    /// `groups[rung · masks + m]` holds ladders LADDERS_PER_MASK·m .. LADDERS_PER_MASK·(m + 1) − 1 at `rung`.
     groups: Vec<Group>,
     /// `replica_at[ladder][rung]`: which replica of the ladder the groups hold at that rung.
     replica_at: Vec<Vec<u32>>,
@@ -268,7 +265,9 @@ impl Slot {
             for low in (pass % 2..rungs - 1).step_by(2) {
                 for w in 0..masks {
                     let mut mask = Mask::ZERO;
-                    for (lane, ladder) in (w * LANES..((w + 1) * LANES).min(self.replica_at.len())).enumerate() {
+                    for (lane, ladder) in
+                        (w * LADDERS_PER_MASK..((w + 1) * LADDERS_PER_MASK).min(self.replica_at.len())).enumerate()
+                    {
                         let at = &mut self.replica_at[ladder];
                         if wanted(ladder, at[low]) > wanted(ladder, at[low + 1]) {
                             at.swap(low, low + 1);
@@ -318,7 +317,7 @@ impl BitslicedBackend {
     /// Ladders per slot and masks per rung.
     fn ladders_and_masks(layout: &Layout) -> (usize, usize) {
         let ladders = layout.replicas_per_slot / layout.rungs;
-        (ladders, ladders.div_ceil(LANES))
+        (ladders, ladders.div_ceil(LADDERS_PER_MASK))
     }
 }
 
@@ -328,7 +327,7 @@ impl Backend for BitslicedBackend {
     }
 
     fn device(&self) -> String {
-        format!("{} threads, {LANES} ladders per mask", rayon::current_num_threads())
+        format!("{} threads, {LADDERS_PER_MASK} ladders per mask", rayon::current_num_threads())
     }
 
     fn max_replicas(&self, _shape: Shape) -> usize {
@@ -351,15 +350,15 @@ impl Backend for BitslicedBackend {
     fn load(&mut self, slot: usize, problem: &Problem) -> Result<()> {
         let layout = self.layout()?;
         let (ladders, masks) = Self::ladders_and_masks(&layout);
-        let model = CpuModel::new(problem.model);
+        let table = SpinTable::new(problem.model);
         let geometry = problem.model.geometry();
         let planes = if geometry.n < 16 { 4 } else { 5 };
         let tables = (0..layout.rungs).map(|rung| RungTables::new(problem.thresholds_at(rung))).collect();
         let groups = (0..layout.rungs * masks)
-            .map(|g| Group::random(&model, planes, stream_key(problem.seed, g as u32)))
+            .map(|g| Group::random(&table, planes, stream_key(problem.seed, g as u32)))
             .collect();
         self.slots[slot] = Some(Slot {
-            model,
+            table,
             planes,
             tables,
             groups,
@@ -388,14 +387,14 @@ impl Backend for BitslicedBackend {
                 let Some(slot) = slot else { return };
                 slot.arrange(rung_of_replica, layout.rungs, masks);
                 let first = slot.sweeps_done;
-                let (model, planes, tables) = (&slot.model, slot.planes, &slot.tables);
-                let group_energies: Vec<[i32; LANES]> = slot
+                let (table, planes, tables) = (&slot.table, slot.planes, &slot.tables);
+                let group_energies: Vec<[i32; LADDERS_PER_MASK]> = slot
                     .groups
                     .par_iter_mut()
                     .enumerate()
                     .map(|(g, group)| {
                         for s in first..first + count {
-                            sweep(model, planes, group, &tables[g / masks], s);
+                            sweep(table, planes, group, &tables[g / masks], s);
                         }
                         group_energies(group, planes)
                     })
@@ -404,7 +403,7 @@ impl Backend for BitslicedBackend {
                 for ladder in 0..ladders {
                     for (rung, &replica) in slot.replica_at[ladder].iter().enumerate() {
                         energies[ladder * layout.rungs + replica as usize] =
-                            group_energies[rung * masks + ladder / LANES][ladder % LANES];
+                            group_energies[rung * masks + ladder / LADDERS_PER_MASK][ladder % LADDERS_PER_MASK];
                     }
                 }
             });
@@ -431,8 +430,8 @@ impl Backend for BitslicedBackend {
                     .iter()
                     .position(|&at| at as usize == replica)
                     .expect("every replica has a rung");
-                let group = &slot.groups[rung * masks + ladder / LANES];
-                Ok(group.spins.iter().map(|&mask| u8::from(mask.has(ladder % LANES))).collect())
+                let group = &slot.groups[rung * masks + ladder / LADDERS_PER_MASK];
+                Ok(group.spins.iter().map(|&mask| u8::from(mask.has(ladder % LADDERS_PER_MASK))).collect())
             })
             .collect()
     }

@@ -1,16 +1,16 @@
-// Colour-class Metropolis sweeps: LANES invocations per replica,
+// Colour-class Metropolis sweeps: INVOCATIONS_PER_REPLICA invocations per replica,
 // REPLICAS_PER_GROUP replicas per workgroup, one puzzle per slot of
 // `replicas_per_slot` replicas (src/backend/mod.rs).
-// Twin of `sweep` in src/backend/cpu.rs: same spins, same random numbers,
+// Twin of `sweep` in src/backend/cpu/spins.rs: same spins, same random numbers,
 // same integer arithmetic, so both give bit-identical states.
 //
 // The board's constants (CELLS, TOTALS, WIDTH, …) are not defined here:
-// src/backend/gpu/params.rs (`Kernel::source`) prepends them for each board
+// src/backend/gpu/kernel.rs (`Kernel::source`) prepends them for each board
 // shape, so a 9×9 kernel keeps fixed loop counts and array sizes, and then
 // common.wgsl (the structs and random numbers both kernels share).
 //
 // Free spins are numbered class by class (model.rs). In the phase of class
-// c, lane j of a replica attempts free spins class_start[c] + j, + j + LANES,
+// c, lane j of a replica attempts free spins class_start[c] + j, + j + INVOCATIONS_PER_REPLICA,
 // …; spins of one class share no constraint, so the lanes' reads and
 // writes never overlap and updating them at once equals updating them in
 // order. A barrier separates the COLOURS phases of a sweep.
@@ -38,8 +38,8 @@ fn sweep(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let member = local / LANES; // which of the workgroup's replicas
-    let lane = local % LANES;
+    let member = local / INVOCATIONS_PER_REPLICA; // which of the workgroup's replicas
+    let lane = local % INVOCATIONS_PER_REPLICA;
     let replica = params.first_replica + (group.y * groups.x + group.x) * REPLICAS_PER_GROUP + member;
     // Padding replicas past the end run along (barriers need every
     // invocation) but read and write nothing global.
@@ -51,17 +51,17 @@ fn sweep(
     let slot_index = clamped / params.replicas_per_slot;
     let fresh = slots[slot_index].fresh != 0u;
     if valid && fresh {
-        for (var k = lane; k < TOTALS; k += LANES) {
+        for (var k = lane; k < TOTALS; k += INVOCATIONS_PER_REPLICA) {
             local_totals[t0 + k] = initial_totals[slot_index * TOTALS + k];
         }
-        for (var c = lane; c < CELLS; c += LANES) {
+        for (var c = lane; c < CELLS; c += INVOCATIONS_PER_REPLICA) {
             local_cells[c0 + c] = 0u;
         }
     } else if valid {
-        for (var k = lane; k < TOTALS; k += LANES) {
+        for (var k = lane; k < TOTALS; k += INVOCATIONS_PER_REPLICA) {
             local_totals[t0 + k] = totals[replica * TOTALS + k];
         }
-        for (var c = lane; c < CELLS; c += LANES) {
+        for (var c = lane; c < CELLS; c += INVOCATIONS_PER_REPLICA) {
             local_cells[c0 + c] = cells[replica * CELLS + c];
         }
     }
@@ -83,7 +83,7 @@ fn sweep(
         for (var colour = 0u; colour < COLOURS; colour++) {
             // A slot past its own sweep count idles; the barriers stay uniform.
             let end = select(0u, slots[slot_index].class_start[colour + 1u], s < sweeps);
-            for (var i = slots[slot_index].class_start[colour] + lane; i < end; i += LANES) {
+            for (var i = slots[slot_index].class_start[colour] + lane; i < end; i += INVOCATIONS_PER_REPLICA) {
                 let head = spin_data[(spin_base + i) * SPIN_VECS];
                 let k = vec4<u32>(head.x & 0xffffu, head.y, head.z, head.w);
                 let cell = c0 + k.x;
@@ -132,10 +132,10 @@ fn sweep(
     atomicAdd(&local_energy[member], energy_change);
     var copied = lane;
     if valid {
-        for (var c = lane; c < CELLS; c += LANES) {
+        for (var c = lane; c < CELLS; c += INVOCATIONS_PER_REPLICA) {
             cells[replica * CELLS + c] = local_cells[c0 + c];
         }
-        for (; copied < TOTALS; copied += LANES) {
+        for (; copied < TOTALS; copied += INVOCATIONS_PER_REPLICA) {
             totals[replica * TOTALS + copied] = local_totals[t0 + copied];
         }
     }

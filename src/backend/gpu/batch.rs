@@ -1,0 +1,493 @@
+//! The buffers of a configured batch and its rounds: loads staged and
+//! uploaded in one copy, a round's dispatches, its energies and gathered
+//! solutions read back, replicas' states on request.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use super::context::{Fault, GpuContext, Pipelines, Readback};
+use super::kernel::{self, Params, SlotInfo, CUT_SHORT};
+use crate::backend::{Layout, Problem};
+use crate::error::{Error, Result};
+use crate::model::Spin;
+
+/// A range of slots submitted and collected on its own: the solver keeps
+/// two, so the device sweeps one while the host works on the other.
+struct Bank {
+    /// What `params_buffer` holds; it rarely changes between rounds, and each write costs a staging copy.
+    params_on_device: Option<Params>,
+    params_buffer: wgpu::Buffer,
+    sweep_group: wgpu::BindGroup,
+    gather_group: wgpu::BindGroup,
+    advance_group: wgpu::BindGroup,
+    /// The bank's energies, then one replica's cells per slot.
+    readback: wgpu::Buffer,
+    /// The submission not yet collected (`None` if it swept nothing), and the slots it swept.
+    in_flight: Option<(Option<Readback>, Range<usize>)>,
+}
+
+/// The buffers of a configured batch.
+pub(super) struct Batch {
+    layout: Layout,
+    pipelines: Pipelines,
+    /// Threshold words per slot: rungs × the kernel's table length.
+    threshold_stride: u32,
+    slots: Vec<SlotInfo>,
+    /// Free spins of each loaded slot, to decode cell words back to spins.
+    free_spins: Vec<Vec<Spin>>,
+    /// Per slot, its first zero-energy replica (global index) and that
+    /// replica's cell words, from the last round collected.
+    gathered: Vec<Option<(usize, Vec<u32>)>>,
+    /// By their slot range (start, end).
+    banks: HashMap<(usize, usize), Bank>,
+    slots_buffer: wgpu::Buffer,
+    spin_data: wgpu::Buffer,
+    thresholds: wgpu::Buffer,
+    rungs: wgpu::Buffer,
+    initial_totals: wgpu::Buffer,
+    totals: wgpu::Buffer,
+    /// Each replica's cell words (scalar), or each word's spins (bits).
+    states: wgpu::Buffer,
+    energies: wgpu::Buffer,
+    solutions: wgpu::Buffer,
+    /// For replicas' states read on request.
+    readback: wgpu::Buffer,
+    /// Loads not yet on the device.
+    uploads: Uploads,
+}
+
+/// Where a load's data goes.
+#[derive(Clone, Copy)]
+enum Destination {
+    SpinData,
+    Thresholds,
+    InitialTotals,
+}
+
+/// Loads waiting for the next dispatch, packed into one staging write and
+/// copied to their slots' places from there: a `write_buffer` per buffer
+/// and puzzle cost a staging buffer each, ~18 µs a puzzle on the H100's
+/// host (BENCHMARKS.md), all of it on the solver's one thread.
+#[derive(Default)]
+struct Uploads {
+    words: Vec<u32>,
+    /// (destination, word offset there, start in `words`, words)
+    copies: Vec<(Destination, u64, u64, u64)>,
+    /// Grown to the largest round of loads so far.
+    buffer: Option<wgpu::Buffer>,
+}
+
+impl Uploads {
+    fn add(&mut self, destination: Destination, offset: usize, data: &[u32]) {
+        self.copies.push((destination, offset as u64, self.words.len() as u64, data.len() as u64));
+        self.words.extend_from_slice(data);
+    }
+}
+
+impl Batch {
+    fn buffer(&self, destination: Destination) -> &wgpu::Buffer {
+        match destination {
+            Destination::SpinData => &self.spin_data,
+            Destination::Thresholds => &self.thresholds,
+            Destination::InitialTotals => &self.initial_totals,
+        }
+    }
+
+    /// Writes the pending loads and records their copies at the start of `encoder`.
+    fn flush_uploads(&mut self, context: &GpuContext, encoder: &mut wgpu::CommandEncoder) {
+        if self.uploads.copies.is_empty() {
+            return;
+        }
+        let bytes = (self.uploads.words.len() * 4) as u64;
+        if self.uploads.buffer.as_ref().is_none_or(|buffer| buffer.size() < bytes) {
+            self.uploads.buffer = Some(context.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("uploads"),
+                size: bytes.next_power_of_two(),
+                usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let staging = self.uploads.buffer.as_ref().expect("made above");
+        context.write(staging, 0, &self.uploads.words);
+        for &(destination, offset, start, words) in &self.uploads.copies {
+            encoder.copy_buffer_to_buffer(staging, start * 4, self.buffer(destination), offset * 4, words * 4);
+        }
+        self.uploads.words.clear();
+        self.uploads.copies.clear();
+    }
+
+    /// Sweeps per dispatch on a software adapter for the loaded slots of `busy`.
+    fn sweeps_per_dispatch(&self, busy: Range<usize>) -> u32 {
+        let colours = self.layout.shape.n;
+        let most = self.slots[busy].iter().map(|slot| slot.attempts_per_lane(colours)).max().unwrap_or(0);
+        self.pipelines.kernel.sweeps_per_dispatch(kernel::SOFTWARE_LOOP_BUDGET, most)
+    }
+
+    /// Makes the bank of `slots` unless it exists.
+    fn make_bank(&mut self, device: &wgpu::Device, slots: Range<usize>) {
+        let per_slot = self.layout.replicas_per_slot;
+        let (kernel, pipelines) = (self.pipelines.kernel, &self.pipelines);
+        let buffers = [
+            &self.slots_buffer,
+            &self.spin_data,
+            &self.thresholds,
+            &self.rungs,
+            &self.initial_totals,
+            &self.totals,
+            &self.states,
+            &self.energies,
+            &self.solutions,
+        ];
+        self.banks.entry((slots.start, slots.end)).or_insert_with(|| {
+            let params_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("params"),
+                size: std::mem::size_of::<Params>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            // Auto layouts hold only the bindings an entry point uses.
+            let bind_group = |pipeline: &wgpu::ComputePipeline, bindings: &[u32]| {
+                // Binding 10 is the slots again, writable (`advance`).
+                let entries: Vec<wgpu::BindGroupEntry> = std::iter::once(&params_buffer)
+                    .chain(buffers)
+                    .chain([&self.slots_buffer])
+                    .enumerate()
+                    .filter(|(binding, _)| bindings.contains(&(*binding as u32)))
+                    .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                        binding: binding as u32,
+                        resource: buffer.as_entire_binding(),
+                    })
+                    .collect();
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries: &entries,
+                })
+            };
+            let sweep_group = bind_group(&pipelines.sweep, &[0, 1, 2, 3, 4, 5, 6, 7, 8]);
+            let gather_group = bind_group(&pipelines.gather, kernel.gather_bindings());
+            let advance_group = bind_group(&pipelines.advance, &[0, 10]);
+            let words = slots.len() * (per_slot + kernel.cells as usize);
+            let readback = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("round readback"),
+                size: (words * 4) as u64,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            Bank {
+                params_on_device: None,
+                params_buffer,
+                sweep_group,
+                gather_group,
+                advance_group,
+                readback,
+                in_flight: None,
+            }
+        });
+    }
+}
+
+/// Workgroups to cover `units`, as a 2-D grid within the per-dimension
+/// limit, balanced so the padding is less than one row.
+fn workgroup_grid(units: u32, per_group: u32, max_per_dimension: u32) -> (u32, u32) {
+    let groups = units.div_ceil(per_group);
+    let rows = groups.div_ceil(max_per_dimension).max(1);
+    (groups.div_ceil(rows), rows)
+}
+
+impl Batch {
+    /// Allocates the buffers of `layout`, every slot empty.
+    pub(super) fn new(context: &mut GpuContext, layout: Layout) -> Result<Batch> {
+        let replicas = layout.replicas();
+        let pipelines = context.pipeline(layout.shape)?.clone();
+        let kernel = pipelines.kernel;
+        let units = kernel.units(layout.slots, layout.replicas_per_slot);
+        let cells_per_replica = kernel.cells as usize;
+        let device = &context.device;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let buffer = |label: &str, words: usize, usage: wgpu::BufferUsages| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: (words.max(1) * 4) as u64,
+                usage: usage | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let storage = wgpu::BufferUsages::STORAGE;
+        let readable = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        let threshold_stride = layout.rungs as u32 * kernel.table_len;
+        let slots_buffer = buffer("slots", layout.slots * std::mem::size_of::<SlotInfo>() / 4, storage);
+        let spin_data = buffer("spin data", layout.slots * (kernel.max_spins * kernel.spin_vecs * 4) as usize, storage);
+        let thresholds = buffer("thresholds", layout.slots * threshold_stride as usize, storage);
+        let rungs = buffer("rung of replica", replicas, storage);
+        let initial_totals = buffer("initial totals", layout.slots * kernel.totals as usize, storage);
+        let totals = buffer("totals", units * kernel.totals_per_unit() as usize, storage);
+        let states = buffer("states", units * kernel.state_per_unit() as usize, readable);
+        let energies = buffer("energies", replicas, readable);
+        let solutions = buffer("solutions", layout.slots * cells_per_replica, readable);
+        // For replicas' states read on request: one replica's cells per slot, and at least one unit's state.
+        let readback_words = (layout.slots * cells_per_replica).max(kernel.state_per_unit() as usize);
+        let readback = buffer("readback", readback_words, wgpu::BufferUsages::MAP_READ);
+        if let Some(err) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!("cannot allocate the batch: {err}")));
+        }
+        Ok(Batch {
+            layout,
+            pipelines,
+            threshold_stride,
+            slots: vec![SlotInfo::default(); layout.slots],
+            free_spins: vec![Vec::new(); layout.slots],
+            gathered: vec![None; layout.slots],
+            banks: HashMap::new(),
+            slots_buffer,
+            spin_data,
+            thresholds,
+            rungs,
+            initial_totals,
+            totals,
+            states,
+            energies,
+            solutions,
+            readback,
+            uploads: Uploads::default(),
+        })
+    }
+
+    /// Stages a puzzle's data for its slot; the next submission uploads it.
+    pub(super) fn load(&mut self, slot: usize, problem: &Problem) -> Result<()> {
+        let model = problem.model;
+        let (layout, kernel) = (self.layout, self.pipelines.kernel);
+        if model.fixed.shape != layout.shape {
+            return Err(Error::Internal(format!("a {:?} puzzle in a {:?} batch", model.fixed.shape, layout.shape)));
+        }
+        if problem.table_len > kernel.table_len as usize || problem.thresholds.len() != layout.rungs * problem.table_len
+        {
+            return Err(Error::Internal(format!("threshold table of {} rows × {}", layout.rungs, problem.table_len)));
+        }
+        // Keep in sync: `spin_data` in common.wgsl.
+        let geometry = model.geometry();
+        let padding = kernel.totals - 1;
+        let mut spin_data: Vec<[u32; 4]> = Vec::with_capacity(model.len() * kernel.spin_vecs as usize);
+        let mut words = vec![padding; 4 * kernel.spin_vecs as usize];
+        for s in &model.spins {
+            words.fill(padding);
+            for (word, k) in words.iter_mut().zip(geometry.constraints_of(s.cell as usize, s.digit as usize)) {
+                *word = k as u32;
+            }
+            debug_assert_eq!(words[0], s.cell as u32);
+            words[0] |= (s.digit as u32) << 16;
+            spin_data.extend(words.chunks(4).map(|v| [v[0], v[1], v[2], v[3]]));
+        }
+        let mut class_start = [0u32; 28];
+        class_start[..model.class_start.len()].copy_from_slice(&model.class_start);
+        let info = SlotInfo {
+            first_sweep: 0,
+            sweep_count: 0,
+            seed_lo: problem.seed as u32,
+            seed_hi: (problem.seed >> 32) as u32,
+            table_len: problem.table_len as u32,
+            fresh: 1,
+            offset: model.offset,
+            class_start,
+        };
+        let mut initial_totals: Vec<u32> = model.fixed_ones.iter().map(|&t| t as u32).collect();
+        initial_totals.push(0); // the padding total
+        let batch = self;
+        let spin_data_offset = slot * (kernel.max_spins * kernel.spin_vecs * 4) as usize;
+        batch.uploads.add(Destination::SpinData, spin_data_offset, bytemuck::cast_slice(&spin_data));
+        batch.uploads.add(Destination::Thresholds, slot * batch.threshold_stride as usize, &problem.thresholds);
+        batch.uploads.add(Destination::InitialTotals, slot * kernel.totals as usize, &initial_totals);
+        batch.slots[slot] = info;
+        batch.free_spins[slot] = model.spins.clone();
+        batch.gathered[slot] = None;
+        Ok(())
+    }
+
+    pub(super) fn unload(&mut self, slot: usize) {
+        let batch = self;
+        batch.slots[slot] = SlotInfo::default();
+        batch.free_spins[slot].clear();
+        batch.gathered[slot] = None;
+    }
+
+    /// Records and submits a round of `counts` sweeps on `slots` and the
+    /// copies of its energies and gathered solutions; returns at once.
+    pub(super) fn submit(
+        &mut self,
+        context: &mut GpuContext,
+        slots: Range<usize>,
+        rung_of_replica: &[u32],
+        counts: &[u32],
+    ) -> Result<()> {
+        let batch = self;
+        // Dispatch only up to the last slot with work: idle replicas would
+        // still copy their state in and out and wait at every barrier.
+        let busy = slots.start..slots.start + counts.iter().rposition(|&c| c > 0).map_or(0, |last| last + 1);
+        let per_slot = batch.layout.replicas_per_slot;
+        let replicas = busy.start * per_slot..busy.end * per_slot;
+        for (slot, &count) in batch.slots[busy.clone()].iter_mut().zip(counts) {
+            slot.sweep_count = count;
+        }
+        batch.gathered[slots.clone()].fill(None);
+        let most = counts.iter().copied().max().unwrap_or(0);
+        let per_dispatch = match context.software {
+            true => batch.sweeps_per_dispatch(busy.clone()),
+            false => u32::MAX,
+        };
+        let params = Params {
+            first_replica: replicas.start as u32,
+            end_replica: replicas.end as u32,
+            replicas_per_slot: per_slot as u32,
+            sweep_count: most.min(per_dispatch),
+            threshold_stride: batch.threshold_stride,
+        };
+        let scope = context.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        batch.make_bank(&context.device, slots.clone());
+        if batch.banks[&(slots.start, slots.end)].in_flight.is_some() {
+            return Err(Error::Internal(format!("slots {slots:?} submitted twice without collecting")));
+        }
+        let mut encoder = context.device.create_command_encoder(&Default::default());
+        if !busy.is_empty() {
+            batch.flush_uploads(context, &mut encoder);
+        }
+        let (bank, pipelines) = (batch.banks.get_mut(&(slots.start, slots.end)).expect("made"), &batch.pipelines);
+        if !busy.is_empty() {
+            if bank.params_on_device.replace(params) != Some(params) {
+                context.write(&bank.params_buffer, 0, &[params]);
+            }
+            context.write(&batch.slots_buffer, busy.start, &batch.slots[busy.clone()]);
+            // At one rung every replica is at rung 0, as the buffer has been since wgpu zero-filled it.
+            if batch.layout.rungs > 1 {
+                context.write(&batch.rungs, replicas.start, &rung_of_replica[..replicas.len()]);
+            }
+            if context.fault == Some(Fault::LostAfter(context.dispatches)) {
+                context.device.destroy();
+            }
+            context.dispatches += 1;
+            let max = context.limits.max_compute_workgroups_per_dimension;
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            let kernel = pipelines.kernel;
+            let (x, y) = workgroup_grid(kernel.units(busy.len(), per_slot) as u32, kernel.per_group, max);
+            // One dispatch a round, except where the driver limits a dispatch's work.
+            for dispatch in 0..most.div_ceil(params.sweep_count).max(1) {
+                if dispatch > 0 {
+                    pass.set_pipeline(&pipelines.advance);
+                    pass.set_bind_group(0, &bank.advance_group, &[]);
+                    pass.dispatch_workgroups((busy.len() as u32).div_ceil(kernel::GATHER_SIZE), 1, 1);
+                }
+                pass.set_pipeline(&pipelines.sweep);
+                pass.set_bind_group(0, &bank.sweep_group, &[]);
+                pass.dispatch_workgroups(x, y, 1);
+            }
+            pass.set_pipeline(&pipelines.gather);
+            pass.set_bind_group(0, &bank.gather_group, &[]);
+            let (x, y) = workgroup_grid(busy.len() as u32, 1, max);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+        let cells = pipelines.kernel.cells as u64;
+        let copies = [
+            (&batch.energies, replicas.start as u64, replicas.len() as u64),
+            (&batch.solutions, busy.start as u64 * cells, busy.len() as u64 * cells),
+        ];
+        // Nothing swept, nothing to read.
+        let readback = (!busy.is_empty()).then(|| context.submit_with_readback(encoder, &copies, &bank.readback));
+        if let Some(err) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!("sweep dispatch failed: {err}")));
+        }
+        bank.in_flight = Some((readback, busy.clone()));
+        for slot in &mut batch.slots[busy] {
+            slot.first_sweep += slot.sweep_count;
+            slot.fresh = 0;
+        }
+        Ok(())
+    }
+
+    /// Waits for the round on `slots` and returns their replicas' energies.
+    pub(super) fn energies(&mut self, context: &GpuContext, slots: Range<usize>) -> Result<Vec<i32>> {
+        let batch = self;
+        let per_slot = batch.layout.replicas_per_slot;
+        let cells = batch.pipelines.kernel.cells as usize;
+        let Some(bank) = batch.banks.get_mut(&(slots.start, slots.end)) else {
+            return Err(Error::Internal(format!("slots {slots:?} collected without a submission")));
+        };
+        let Some((pending, busy)) = bank.in_flight.take() else {
+            return Err(Error::Internal(format!("slots {slots:?} collected without a submission")));
+        };
+        let mut energies = vec![i32::MAX; slots.len() * per_slot];
+        let Some(pending) = pending else { return Ok(energies) };
+        let words = context.wait(&bank.readback, pending)?;
+        let (swept, solutions) = words.split_at(busy.len() * per_slot);
+        energies[..swept.len()].copy_from_slice(bytemuck::cast_slice(swept));
+        if energies[..swept.len()].contains(&CUT_SHORT) {
+            return Err(Error::Gpu(format!(
+                "the driver cut a sweep dispatch short ({}): fewer sweeps per round (--exchange-every) may help",
+                context.adapter.name
+            )));
+        }
+        for ((slot, energies), solution) in busy.zip(energies.chunks(per_slot)).zip(solutions.chunks(cells)) {
+            if let Some(replica) = energies.iter().position(|&e| e == 0) {
+                batch.gathered[slot] = Some((slot * per_slot + replica, solution.to_vec()));
+            }
+        }
+        Ok(energies)
+    }
+
+    /// The free spins of `replicas` (global indices), read back in as few copies as fit.
+    pub(super) fn spins(&self, context: &GpuContext, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
+        let batch = self;
+        let per_slot = batch.layout.replicas_per_slot;
+        let kernel = batch.pipelines.kernel;
+        // Not dispatched since its load: still in its initial state, nothing to read.
+        let fresh = |replica: usize| batch.slots[replica / per_slot].fresh != 0;
+        // The solved replica of each slot came back with the energies.
+        let gathered = |replica: usize| {
+            batch.gathered[replica / per_slot].as_ref().filter(|(solved, _)| *solved == replica).map(|(_, cells)| cells)
+        };
+        let unit_words = kernel.state_per_unit() as u64;
+        let copies: Vec<(&wgpu::Buffer, u64, u64)> = replicas
+            .iter()
+            .filter(|&&r| !fresh(r) && gathered(r).is_none())
+            .map(|&r| (&batch.states, kernel.unit_of(r, per_slot) as u64 * unit_words, unit_words))
+            .collect();
+        let per_readback = (batch.readback.size() / 4 / unit_words) as usize;
+        let mut read = Vec::with_capacity(copies.len() * unit_words as usize);
+        for copies in copies.chunks(per_readback) {
+            let encoder = context.device.create_command_encoder(&Default::default());
+            let pending = context.submit_with_readback(encoder, copies, &batch.readback);
+            read.extend(context.wait(&batch.readback, pending)?);
+        }
+        let mut read = read.chunks(unit_words as usize);
+        Ok(replicas
+            .iter()
+            .map(|&r| {
+                let (slot, free_spins) = (&batch.slots[r / per_slot], &batch.free_spins[r / per_slot]);
+                // Gathered solutions are cell words (bit d: spin (cell, d)), from either kernel.
+                if let Some(cells) = gathered(r) {
+                    return free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect();
+                }
+                match fresh(r) {
+                    true => kernel.initial_spins(free_spins, slot.seed(), r % per_slot),
+                    false => {
+                        kernel.spins_of(read.next().expect("one range per replica read"), r % per_slot, free_spins)
+                    }
+                }
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workgroup_grid_covers_every_replica_within_limits() {
+        assert_eq!(workgroup_grid(4, 4, 65_535), (1, 1));
+        assert_eq!(workgroup_grid(5, 4, 65_535), (2, 1));
+        let (x, y) = workgroup_grid(10_000_000, 4, 65_535);
+        assert!(x <= 65_535 && (x * y * 4) as u64 >= 10_000_000);
+        // 65,536 groups: two rows of 32,768, not 65,535 + 65,535 mostly padding.
+        assert_eq!(workgroup_grid(65_536 * 4, 4, 65_535), (32_768, 2));
+        assert_eq!(workgroup_grid(65_536, 1, 65_535), (32_768, 2));
+    }
+}

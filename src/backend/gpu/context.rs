@@ -1,0 +1,213 @@
+//! The device, its queue and the kernels compiled for it, built once per
+//! run; submissions with a readback, and the faults tests inject.
+
+use std::collections::HashMap;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::adapter::{instance, rank, AdapterChoice, AdapterSummary};
+use super::kernel::{Engine, Kernel};
+use crate::error::{Error, Result};
+use crate::grid::Shape;
+
+/// How long a readback polls without blocking before it sleeps until the device is done.
+const SPIN_BEFORE_BLOCKING: Duration = Duration::from_millis(1);
+
+/// Faults the test suite injects through `SUDOKU_ANNEAL_GPU_FAULT`:
+/// `shader` (the sweep shader fails to compile) or `lost-after=N` (the
+/// device is destroyed before the (N+1)-th sweep dispatch, as when a
+/// driver resets). Unset in normal use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Fault {
+    Shader,
+    LostAfter(u32),
+}
+
+impl Fault {
+    fn from_env() -> Option<Fault> {
+        let value = std::env::var("SUDOKU_ANNEAL_GPU_FAULT").ok()?;
+        match value.as_str() {
+            "shader" => Some(Fault::Shader),
+            other => other.strip_prefix("lost-after=")?.parse().ok().map(Fault::LostAfter),
+        }
+    }
+}
+
+/// Device, queue and pipelines: built once, reused for every puzzle.
+pub struct GpuContext {
+    /// Why the device was lost, once the driver says so.
+    pub(super) lost: Arc<Mutex<Option<String>>>,
+    pub(super) fault: Option<Fault>,
+    pub(super) dispatches: u32,
+    pub(super) engine: Engine,
+    /// A software rasteriser (llvmpipe), which limits the loop iterations of
+    /// an invocation: a long round then runs as several dispatches.
+    pub(super) software: bool,
+    pub adapter: AdapterSummary,
+    pub(super) device: wgpu::Device,
+    pub(super) queue: wgpu::Queue,
+    /// The sweep shader compiled for each board shape met so far.
+    pub(super) pipelines: HashMap<Shape, Pipelines>,
+    pub(super) limits: wgpu::Limits,
+}
+
+impl GpuContext {
+    pub fn new(choice: AdapterChoice, engine: Engine) -> Result<GpuContext> {
+        let adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
+        let adapter = adapters
+            .into_iter()
+            .filter_map(|a| rank(&a, choice).map(|r| (r, a)))
+            .min_by_key(|(r, _)| *r)
+            .map(|(_, a)| a)
+            .ok_or_else(|| {
+                Error::NoAdapter(match choice {
+                    AdapterChoice::Hardware => "no hardware GPU with compute shaders found".into(),
+                    AdapterChoice::Any => {
+                        "no adapter with compute shaders found (install a Vulkan driver, e.g. mesa-vulkan-drivers)"
+                            .into()
+                    }
+                })
+            })?;
+        let limits = adapter.limits();
+        let software = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("sudoku-anneal"),
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| Error::Gpu(format!("cannot open the device: {e}")))?;
+        let adapter = AdapterSummary::of(&adapter.get_info());
+        let lost = Arc::new(Mutex::new(None));
+        let record = Arc::clone(&lost);
+        device.set_device_lost_callback(move |reason, message| {
+            *record.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("{reason:?}: {message}"));
+        });
+        let fault = Fault::from_env();
+        let pipelines = HashMap::new();
+        let mut context =
+            GpuContext { lost, fault, dispatches: 0, engine, software, adapter, device, queue, pipelines, limits };
+        // Build the classic kernel now, so a shader that does not compile fails before any input is read.
+        context.pipeline(Shape::CLASSIC)?;
+        Ok(context)
+    }
+
+    /// The kernel constants and pipelines for `shape`, compiled on first use.
+    pub(super) fn pipeline(&mut self, shape: Shape) -> Result<&Pipelines> {
+        if !self.pipelines.contains_key(&shape) {
+            let workgroup_bytes = self.limits.max_compute_workgroup_storage_size;
+            let kernel = Kernel::new(self.engine, shape, workgroup_bytes).ok_or_else(|| {
+                let unit = match self.engine {
+                    Engine::Spins => "one replica",
+                    Engine::Bits => "a word of 32 replicas",
+                };
+                Error::Gpu(format!(
+                    "{unit} of a {0}×{0} board does not fit in this adapter's workgroup memory",
+                    shape.n
+                ))
+            })?;
+            let mut source = kernel.source();
+            if self.fault == Some(Fault::Shader) {
+                source += "\nthis line is not WGSL";
+            }
+            let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+            let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("sweep kernel"),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+            let entry_point = |name| {
+                self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(name),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some(name),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            };
+            let (sweep, gather, advance) = (entry_point("sweep"), entry_point("gather"), entry_point("advance"));
+            if let Some(err) = pollster::block_on(scope.pop()) {
+                return Err(Error::Gpu(format!("the sweep shader does not build: {err}")));
+            }
+            self.pipelines.insert(shape, Pipelines { kernel, sweep, gather, advance });
+        }
+        Ok(&self.pipelines[&shape])
+    }
+
+    /// Submits `encoder` plus copies of word ranges `(buffer, start, count)`
+    /// into `readback`, back to back, and asks for `readback` to be mapped.
+    pub(super) fn submit_with_readback(
+        &self,
+        mut encoder: wgpu::CommandEncoder,
+        copies: &[(&wgpu::Buffer, u64, u64)],
+        readback: &wgpu::Buffer,
+    ) -> Readback {
+        let mut words = 0;
+        for &(source, start, count) in copies {
+            encoder.copy_buffer_to_buffer(source, start * 4, readback, words * 4, count * 4);
+            words += count;
+        }
+        self.queue.submit([encoder.finish()]);
+        let (sender, mapped) = mpsc::channel();
+        readback.slice(..words * 4).map_async(wgpu::MapMode::Read, move |result| drop(sender.send(result)));
+        Readback { mapped, words }
+    }
+
+    /// Waits for a [`submit_with_readback`](Self::submit_with_readback) and returns the words copied.
+    pub(super) fn wait(&self, readback: &wgpu::Buffer, pending: Readback) -> Result<Vec<u32>> {
+        self.wait_unexplained(readback, pending).map_err(|err| match (err, self.lost_reason()) {
+            (Error::Gpu(what), Some(reason)) => Error::Gpu(format!("the device was lost ({reason}); {what}")),
+            (err, _) => err,
+        })
+    }
+
+    fn lost_reason(&self) -> Option<String> {
+        self.lost.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn wait_unexplained(&self, readback: &wgpu::Buffer, pending: Readback) -> Result<Vec<u32>> {
+        let waiting = |e| Error::Gpu(format!("waiting for the device: {e}"));
+        // Spin before blocking: a blocking wait wakes up tens of µs after a
+        // short round ends, a large share of its latency (BENCHMARKS.md).
+        let spin_until = Instant::now() + SPIN_BEFORE_BLOCKING;
+        let mapped = loop {
+            self.device.poll(wgpu::PollType::Poll).map_err(waiting)?;
+            match pending.mapped.try_recv() {
+                Ok(mapped) => break mapped,
+                Err(mpsc::TryRecvError::Empty) if Instant::now() < spin_until => std::hint::spin_loop(),
+                Err(_) => {
+                    self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(waiting)?;
+                    break pending.mapped.recv().map_err(|_| Error::Gpu("the readback never completed".into()))?;
+                }
+            }
+        };
+        mapped.map_err(|e| Error::Gpu(format!("cannot map the readback buffer: {e}")))?;
+        let slice = readback.slice(..pending.words * 4);
+        let words = {
+            let view =
+                slice.get_mapped_range().map_err(|e| Error::Gpu(format!("cannot read the readback buffer: {e}")))?;
+            bytemuck::cast_slice(&view).to_vec()
+        };
+        readback.unmap();
+        Ok(words)
+    }
+
+    /// Writes `data` at element `offset` of `buffer`.
+    pub(super) fn write<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, offset: usize, data: &[T]) {
+        self.queue.write_buffer(buffer, (offset * std::mem::size_of::<T>()) as u64, bytemuck::cast_slice(data));
+    }
+}
+
+/// A readback submitted and not yet waited for.
+pub(super) struct Readback {
+    pub(super) mapped: mpsc::Receiver<std::result::Result<(), wgpu::BufferAsyncError>>,
+    pub(super) words: u64,
+}
+
+/// The entry points of a sweep kernel compiled for one board shape.
+#[derive(Clone)]
+pub(super) struct Pipelines {
+    pub(super) kernel: Kernel,
+    pub(super) sweep: wgpu::ComputePipeline,
+    pub(super) gather: wgpu::ComputePipeline,
+    pub(super) advance: wgpu::ComputePipeline,
+}

@@ -1,0 +1,488 @@
+//! What the host shares with the sweep kernels: the structs they read
+//! (`shaders/common.wgsl`), and the constants each kernel is compiled with
+//! for one board shape. Every constant a shader uses and does not define
+//! is written here and prepended to its source, so the two cannot drift.
+//!
+//! What differs between the kernels is one [`EngineParts`] implementation
+//! per shader file: `spins.wgsl` (twin: `cpu/spins.rs`) and `bits.wgsl`
+//! (twin: `cpu/bits.rs`).
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::backend::cpu::bits::{self, exact_sum_planes, total_planes, DRAWS_PER_SPIN, REPLICAS_PER_WORD};
+use crate::grid::{Shape, MAX_N};
+use crate::model::Spin;
+use crate::rng::{GOLDEN, INITIAL_STATE_SWEEP};
+
+/// Which sweep kernel runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Engine {
+    /// `spins.wgsl`: an int per constraint total, 32 invocations per replica (twin: `cpu`).
+    Spins,
+    /// `bits.wgsl`: 32 replicas per u32 word, an invocation per lane (twin: `bits32`).
+    Bits,
+}
+
+impl Engine {
+    fn parts(self) -> &'static dyn EngineParts {
+        match self {
+            Engine::Spins => &SpinsKernel,
+            Engine::Bits => &BitsKernel,
+        }
+    }
+}
+
+/// Invocations per replica of spins.wgsl.
+pub const INVOCATIONS_PER_REPLICA: u32 = 32;
+/// Invocations per slot of the `gather` and `advance` entry points.
+pub const GATHER_SIZE: u32 = 64;
+/// The most replicas (spins) or words (bits) a workgroup holds; fewer when a board's totals do not fit.
+const MAX_UNITS_PER_GROUP: u32 = 4;
+/// Words of bits.wgsl's threshold rows: 2 smallest uphill ΔE × 32 rounds × 3 ΔE classes.
+const ROWS: u32 = 192;
+/// What a kernel reports as a replica's energy when the driver cut its
+/// dispatch short (common.wgsl).
+pub const CUT_SHORT: i32 = -1;
+/// Loop iterations a dispatch may run per invocation on llvmpipe (Mesa's
+/// software Vulkan driver, lavapipe), which ends every loop of an
+/// invocation once 65,535 have run in it (gallivm's
+/// `LP_MAX_TGSI_LOOP_ITERATIONS`); the rest is margin for what the bounds
+/// below leave out.
+pub const SOFTWARE_LOOP_BUDGET: u64 = 60_000;
+
+/// The kernels' uniform. Keep in sync: `struct Params` in common.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct Params {
+    /// This dispatch covers replicas `first_replica..end_replica`, whole slots.
+    pub first_replica: u32,
+    pub end_replica: u32,
+    pub replicas_per_slot: u32,
+    /// The most sweeps any slot runs in this dispatch.
+    pub sweep_count: u32,
+    /// Threshold words per slot: rungs × the kernel's `table_len`.
+    pub threshold_stride: u32,
+}
+
+/// Entries of `SlotInfo::class_start`: one more than the most colours, padded.
+const CLASS_STARTS: usize = 28;
+const _: () = assert!(MAX_N < CLASS_STARTS);
+
+/// What the kernels know of one slot's puzzle. Keep in sync: `struct
+/// SlotInfo` in common.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct SlotInfo {
+    pub first_sweep: u32,
+    pub sweep_count: u32,
+    pub seed_lo: u32,
+    pub seed_hi: u32,
+    pub table_len: u32,
+    /// 1 until the first dispatch after a load: the kernel then starts the
+    /// slot's replicas from its initial state instead of reading them.
+    pub fresh: u32,
+    pub offset: i32,
+    /// Free spins of colour c are `class_start[c]..class_start[c + 1]`.
+    pub class_start: [u32; CLASS_STARTS],
+}
+
+impl SlotInfo {
+    /// The seed the slot's puzzle was loaded with.
+    pub fn seed(&self) -> u64 {
+        (self.seed_hi as u64) << 32 | self.seed_lo as u64
+    }
+
+    /// Attempts a lane of 32 invocations makes a sweep, Σ_c ⌈class_c / 32⌉.
+    pub fn attempts_per_lane(&self, colours: usize) -> u64 {
+        self.class_start[..=colours].windows(2).map(|class| (class[1] - class[0]).div_ceil(32) as u64).sum()
+    }
+}
+
+/// The constants a sweep kernel is compiled with for one board shape:
+/// array sizes, the constraint layout of a spin, units (replicas or words)
+/// per workgroup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kernel {
+    pub engine: Engine,
+    pub shape: Shape,
+    pub cells: u32,
+    /// Constraint totals per replica: every constraint, then one padding
+    /// total that stays 0 (spins off the diagonals point their unused
+    /// entries at it).
+    pub totals: u32,
+    /// Spin-data entries reserved per slot: every spin of the full model.
+    pub max_spins: u32,
+    /// Constraints per spin (the most, with padding).
+    pub width: u32,
+    pub uniform: bool,
+    /// `vec4<u32>` words of spin data per spin.
+    pub spin_vecs: u32,
+    /// Threshold words per rung: the largest ΔE any puzzle of the shape can produce, plus 1.
+    pub table_len: u32,
+    /// Bit planes of a total and of a spin's sum of totals (bits only).
+    pub planes: u32,
+    pub sum_planes: u32,
+    /// Whether a unit's totals live in workgroup memory. Always for
+    /// spins.wgsl; bits.wgsl keeps a word's totals in place in global
+    /// memory when they do not fit (25×25 boards).
+    pub workgroup_totals: bool,
+    /// Replicas (spins) or words (bits) per workgroup.
+    pub per_group: u32,
+}
+
+impl Kernel {
+    /// The kernel for `shape` on a device with `workgroup_bytes` of
+    /// workgroup memory; `None` if one unit does not fit (a word of bits:
+    /// not even without its totals).
+    pub fn new(engine: Engine, shape: Shape, workgroup_bytes: u32) -> Option<Kernel> {
+        let geometry = shape.geometry();
+        let width = geometry.spin_width as u32;
+        let mut kernel = Kernel {
+            engine,
+            shape,
+            cells: geometry.cells as u32,
+            totals: geometry.constraints as u32 + 1,
+            max_spins: shape.spins() as u32,
+            width,
+            uniform: geometry.uniform,
+            spin_vecs: width.div_ceil(4),
+            // |local field| ≤ Σ_k |2(t_k − x) − 1| ≤ width · (2n − 1).
+            table_len: width * (2 * shape.n as u32 - 1) + 1,
+            planes: total_planes(shape.n) as u32,
+            sum_planes: exact_sum_planes(geometry.spin_width, shape.n) as u32,
+            workgroup_totals: true,
+            per_group: 0,
+        };
+        let parts = engine.parts();
+        kernel.per_group = workgroup_bytes / (4 * parts.workgroup_words(&kernel));
+        if kernel.per_group == 0 && parts.totals_may_stay_global() {
+            kernel.workgroup_totals = false;
+            kernel.per_group = workgroup_bytes / (4 * parts.workgroup_words(&kernel));
+        }
+        kernel.per_group = kernel.per_group.min(MAX_UNITS_PER_GROUP);
+        (kernel.per_group > 0).then_some(kernel)
+    }
+
+    /// Units (replicas or words) of a batch of `slots` slots of `per_slot` replicas.
+    pub fn units(&self, slots: usize, per_slot: usize) -> usize {
+        slots * per_slot.div_ceil(self.engine.parts().replicas_per_unit())
+    }
+
+    /// The unit that holds `replica` (global index) of slots of `per_slot`.
+    pub fn unit_of(&self, replica: usize, per_slot: usize) -> usize {
+        self.units(replica / per_slot, per_slot) + replica % per_slot / self.engine.parts().replicas_per_unit()
+    }
+
+    /// Words of the `totals` buffer per unit.
+    pub fn totals_per_unit(&self) -> u32 {
+        self.engine.parts().totals_per_unit(self)
+    }
+
+    /// Words of state (binding 7) per unit.
+    pub fn state_per_unit(&self) -> u32 {
+        self.engine.parts().state_per_unit(self)
+    }
+
+    /// The most replicas whose largest buffer (totals or states) fits in one binding of `binding_bytes`.
+    pub fn max_replicas(&self, binding_bytes: u64) -> usize {
+        let per_unit = 4 * self.totals_per_unit().max(self.state_per_unit()) as u64;
+        binding_bytes as usize / per_unit as usize * self.engine.parts().replicas_per_unit()
+    }
+
+    /// Replica `replica`'s (within its slot) free spins, from its unit's state words.
+    pub fn spins_of(&self, state: &[u32], replica: usize, free_spins: &[Spin]) -> Vec<u8> {
+        self.engine.parts().spins_of(state, replica, free_spins)
+    }
+
+    /// Replica `replica`'s (within its slot) free spins before its first dispatch.
+    pub fn initial_spins(&self, free_spins: &[Spin], seed: u64, replica: usize) -> Vec<u8> {
+        self.engine.parts().initial_spins(free_spins, seed, replica)
+    }
+
+    /// The most sweeps one dispatch can run within `budget` loop iterations
+    /// per invocation (at least 1), for slots whose colour classes give a
+    /// lane `attempts_per_lane` attempts a sweep. The counts are upper
+    /// bounds of the shaders' loops, so a round split this way is never cut
+    /// short; rounds on hardware run as one dispatch.
+    pub fn sweeps_per_dispatch(&self, budget: u64, attempts_per_lane: u64) -> u32 {
+        let (fixed, per_attempt) = self.engine.parts().loop_iterations(self, attempts_per_lane);
+        let per_sweep = self.shape.n as u64 + 1 + attempts_per_lane * (per_attempt + 1);
+        (budget.saturating_sub(fixed) / per_sweep).clamp(1, u32::MAX as u64) as u32
+    }
+
+    /// The bindings the `gather` entry point uses.
+    pub fn gather_bindings(&self) -> &'static [u32] {
+        self.engine.parts().gather_bindings()
+    }
+
+    /// The kernel's WGSL: its constants, then common.wgsl, then its own file.
+    pub fn source(&self) -> String {
+        self.wgsl_constants() + include_str!("../../../shaders/common.wgsl") + self.engine.parts().source()
+    }
+
+    /// WGSL declarations of the constants the kernel uses but does not define.
+    fn wgsl_constants(&self) -> String {
+        let mut constants = vec![
+            int("CELLS", self.cells),
+            int("TOTALS", self.totals),
+            int("PADDING", self.totals - 1),
+            int("COLOURS", self.shape.n as u32),
+            int("MAX_SPINS", self.max_spins),
+            int("WIDTH", self.width),
+            int("SPIN_VECS", self.spin_vecs),
+            int("GATHER_SIZE", GATHER_SIZE),
+            int("CLASS_STARTS", CLASS_STARTS as u32),
+            int("GOLDEN", GOLDEN),
+            format!("const CUT_SHORT: i32 = {CUT_SHORT};"),
+        ];
+        constants.extend(self.engine.parts().constants(self));
+        constants.push(String::new());
+        constants.join("\n")
+    }
+}
+
+/// A `u32` constant's WGSL declaration.
+fn int(name: &str, value: u32) -> String {
+    format!("const {name}: u32 = {value}u;")
+}
+
+fn boolean(name: &str, value: bool) -> String {
+    format!("const {name}: bool = {value};")
+}
+
+/// What one sweep kernel adds to what they share: its WGSL, its unit of
+/// work (a replica or a word of replicas), its memory, its constants, where
+/// its states keep a replica's spins. One implementation per shader file.
+trait EngineParts: Sync {
+    /// Its own WGSL, appended to common.wgsl.
+    fn source(&self) -> &'static str;
+    /// Replicas per unit.
+    fn replicas_per_unit(&self) -> usize;
+    /// Workgroup memory of one unit, in words.
+    fn workgroup_words(&self, kernel: &Kernel) -> u32;
+    /// Whether its totals may stay in global memory where they do not fit in the workgroup's.
+    fn totals_may_stay_global(&self) -> bool;
+    fn totals_per_unit(&self, kernel: &Kernel) -> u32;
+    fn state_per_unit(&self, kernel: &Kernel) -> u32;
+    fn gather_bindings(&self) -> &'static [u32];
+    /// Its own constants' WGSL declarations.
+    fn constants(&self, kernel: &Kernel) -> Vec<String>;
+    /// Upper bounds of an invocation's loop iterations outside the sweeps,
+    /// and per attempt (both kernels run 32 invocations per unit).
+    fn loop_iterations(&self, kernel: &Kernel, attempts_per_lane: u64) -> (u64, u64);
+    fn spins_of(&self, state: &[u32], replica: usize, free_spins: &[Spin]) -> Vec<u8>;
+    fn initial_spins(&self, free_spins: &[Spin], seed: u64, replica: usize) -> Vec<u8>;
+}
+
+/// spins.wgsl: a replica per unit, its totals, a word per cell (bit d:
+/// spin (cell, d)) and its energy in workgroup memory.
+struct SpinsKernel;
+
+impl EngineParts for SpinsKernel {
+    fn source(&self) -> &'static str {
+        include_str!("../../../shaders/spins.wgsl")
+    }
+
+    fn replicas_per_unit(&self) -> usize {
+        1
+    }
+
+    fn workgroup_words(&self, kernel: &Kernel) -> u32 {
+        kernel.totals + kernel.cells + 1
+    }
+
+    fn totals_may_stay_global(&self) -> bool {
+        false
+    }
+
+    fn totals_per_unit(&self, kernel: &Kernel) -> u32 {
+        kernel.totals
+    }
+
+    fn state_per_unit(&self, kernel: &Kernel) -> u32 {
+        kernel.cells
+    }
+
+    fn gather_bindings(&self) -> &'static [u32] {
+        &[0, 7, 8, 9]
+    }
+
+    fn constants(&self, kernel: &Kernel) -> Vec<String> {
+        let per_group = kernel.per_group;
+        vec![
+            boolean("UNIFORM", kernel.uniform),
+            int("INVOCATIONS_PER_REPLICA", INVOCATIONS_PER_REPLICA),
+            int("REPLICAS_PER_GROUP", per_group),
+            int("GROUP_SIZE", INVOCATIONS_PER_REPLICA * per_group),
+            int("GROUP_TOTALS", kernel.totals * per_group),
+            int("GROUP_CELLS", kernel.cells * per_group),
+        ]
+    }
+
+    fn loop_iterations(&self, kernel: &Kernel, _attempts_per_lane: u64) -> (u64, u64) {
+        // Load and store a replica's totals and cells.
+        (2 * (kernel.totals as u64 + kernel.cells as u64).div_ceil(INVOCATIONS_PER_REPLICA as u64) + 4, 1)
+    }
+
+    fn spins_of(&self, cells: &[u32], _replica: usize, free_spins: &[Spin]) -> Vec<u8> {
+        free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect()
+    }
+
+    /// All zero.
+    fn initial_spins(&self, free_spins: &[Spin], _seed: u64, _replica: usize) -> Vec<u8> {
+        vec![0; free_spins.len()]
+    }
+}
+
+/// bits.wgsl: a word of 32 replicas per unit, its totals as bit planes
+/// (where they fit), threshold rows and lane tables in workgroup memory.
+struct BitsKernel;
+
+impl EngineParts for BitsKernel {
+    fn source(&self) -> &'static str {
+        include_str!("../../../shaders/bits.wgsl")
+    }
+
+    fn replicas_per_unit(&self) -> usize {
+        REPLICAS_PER_WORD
+    }
+
+    fn workgroup_words(&self, kernel: &Kernel) -> u32 {
+        workgroup_total_words(kernel) + ROWS + REPLICAS_PER_WORD as u32
+    }
+
+    fn totals_may_stay_global(&self) -> bool {
+        true
+    }
+
+    fn totals_per_unit(&self, kernel: &Kernel) -> u32 {
+        kernel.totals * kernel.planes
+    }
+
+    fn state_per_unit(&self, kernel: &Kernel) -> u32 {
+        kernel.max_spins
+    }
+
+    fn gather_bindings(&self) -> &'static [u32] {
+        &[0, 1, 2, 7, 8, 9]
+    }
+
+    fn constants(&self, kernel: &Kernel) -> Vec<String> {
+        let per_group = kernel.per_group;
+        vec![
+            int("PLANES", kernel.planes),
+            int("SUM_PLANES", kernel.sum_planes),
+            int("WORDS_PER_GROUP", per_group),
+            int("GROUP_SIZE", REPLICAS_PER_WORD as u32 * per_group),
+            boolean("WORKGROUP_TOTALS", kernel.workgroup_totals),
+            // A WGSL array has at least one element.
+            int("GROUP_TOTALS", (workgroup_total_words(kernel) * per_group).max(1)),
+            int("ROWS", ROWS),
+            int("GROUP_ROWS", ROWS * per_group),
+            int("GROUP_LANES", REPLICAS_PER_WORD as u32 * per_group),
+            int("DRAWS_PER_SPIN", DRAWS_PER_SPIN),
+            int("INITIAL_STATE_SWEEP", INITIAL_STATE_SWEEP),
+        ]
+    }
+
+    fn loop_iterations(&self, kernel: &Kernel, attempts_per_lane: u64) -> (u64, u64) {
+        let (colours, lanes) = (kernel.shape.n as u64, REPLICAS_PER_WORD as u64);
+        let (totals, width) = (kernel.totals as u64, kernel.width as u64);
+        let (planes, sums) = (kernel.planes as u64, kernel.sum_planes as u64);
+        let load_and_store = 2 * (totals * planes).div_ceil(lanes);
+        let rows = 2 * 3 * (lanes + 1);
+        let initial_state = colours + attempts_per_lane * (1 + width * (1 + planes));
+        let energy = (totals - 1) * (1 + planes);
+        // Sums, comparisons, 32 rounds at most, 32 thinned lanes at most, counts.
+        let attempt = width * (1 + sums) + 6 * (1 + sums) + 32 + 32 * (1 + sums) + width * (1 + planes);
+        (load_and_store + rows + initial_state + energy + 4, attempt)
+    }
+
+    fn spins_of(&self, words: &[u32], replica: usize, free_spins: &[Spin]) -> Vec<u8> {
+        let lane = replica % REPLICAS_PER_WORD;
+        words[..free_spins.len()].iter().map(|w| (w >> lane & 1) as u8).collect()
+    }
+
+    /// Random, from the word's stream: the twin's.
+    fn initial_spins(&self, free_spins: &[Spin], seed: u64, replica: usize) -> Vec<u8> {
+        bits::initial_state(free_spins.len(), seed, replica)
+    }
+}
+
+/// Words of a bits.wgsl word's totals in workgroup memory.
+fn workgroup_total_words(kernel: &Kernel) -> u32 {
+    if kernel.workgroup_totals {
+        kernel.totals * kernel.planes
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Variant;
+
+    fn fields(shader: &str, name: &str) -> String {
+        let body = &shader[shader.find(&format!("struct {name} {{")).unwrap()..];
+        body[..body.find('}').unwrap()].to_string()
+    }
+
+    /// The WGSL structs have the same fields, and every constant a kernel
+    /// uses comes from here: the shaders define none of these, and use
+    /// every one.
+    #[test]
+    fn structs_and_constants_match_the_shaders() {
+        let common = include_str!("../../../shaders/common.wgsl");
+        assert_eq!(std::mem::size_of::<Params>(), 4 * 5);
+        assert_eq!(fields(common, "Params").matches(": u32,").count(), 5);
+        assert_eq!(std::mem::size_of::<SlotInfo>(), 4 * (7 + CLASS_STARTS));
+        let slot = fields(common, "SlotInfo");
+        assert_eq!(slot.matches(": u32,").count(), 6);
+        assert!(slot.contains("offset: i32,") && slot.contains("class_start: array<u32, CLASS_STARTS>,"));
+        for engine in [Engine::Spins, Engine::Bits] {
+            let kernel = Kernel::new(engine, Shape::CLASSIC, 16384).unwrap();
+            let constants = kernel.wgsl_constants();
+            let shader = &kernel.source()[constants.len()..];
+            for line in constants.lines().filter(|l| !l.is_empty()) {
+                let name = line.split_whitespace().nth(1).unwrap().trim_end_matches(':');
+                assert!(shader.contains(name), "{engine:?}: {name} is unused");
+                assert!(!shader.contains(&format!("const {name}")), "{engine:?}: {name} is defined twice");
+            }
+        }
+    }
+
+    #[test]
+    fn kernels_fit_the_workgroup_memory_they_get() {
+        let classic = Kernel::new(Engine::Spins, Shape::CLASSIC, 16384).unwrap();
+        assert_eq!((classic.totals, classic.per_group, classic.table_len), (325, 4, 69));
+        let big = Kernel::new(Engine::Spins, Shape { n: 25, variant: Variant::X }, 16384).unwrap();
+        assert_eq!((big.width, big.spin_vecs, big.per_group), (6, 2, 1));
+        assert_eq!(Kernel::new(Engine::Spins, big.shape, 8192), None);
+        // A 9×9 word: 325 totals × 4 planes, 192 rows, 32 lanes: 6,196 bytes.
+        let bits = Kernel::new(Engine::Bits, Shape::CLASSIC, 16384).unwrap();
+        assert_eq!((bits.planes, bits.sum_planes, bits.per_group), (4, 6, 2));
+        let sixteen = Kernel::new(Engine::Bits, Shape { n: 16, variant: Variant::Standard }, 32768).unwrap();
+        assert_eq!((sixteen.planes, sixteen.sum_planes, sixteen.per_group, sixteen.workgroup_totals), (5, 7, 1, true));
+        // Where a word's totals do not fit, they stay in global memory; rows and lane tables take 896 bytes a word.
+        let global = |shape, bytes| Kernel::new(Engine::Bits, shape, bytes).map(|k| (k.per_group, k.workgroup_totals));
+        assert_eq!(global(sixteen.shape, 16384), Some((4, false)));
+        assert_eq!(global(Shape { n: 25, variant: Variant::X }, 49152), Some((4, false)));
+        assert_eq!(global(Shape::CLASSIC, 1792), Some((2, false)));
+        assert_eq!(global(Shape::CLASSIC, 895), None);
+    }
+
+    /// A round split by `sweeps_per_dispatch` stays within llvmpipe's budget
+    /// by the kernels' loop bounds: Inkala (9 attempts a lane a sweep) 18
+    /// sweeps a dispatch on bits.wgsl (cut short past ~240 measured), 2,141
+    /// on spins.wgsl (~2,300 measured); an empty 16×16 board one.
+    #[test]
+    fn rounds_split_within_the_loop_budget() {
+        let bits = Kernel::new(Engine::Bits, Shape::CLASSIC, 16384).unwrap();
+        assert_eq!(bits.sweeps_per_dispatch(SOFTWARE_LOOP_BUDGET, 9), 18);
+        let sixteen = Kernel::new(Engine::Bits, Shape { n: 16, variant: Variant::Standard }, 32768).unwrap();
+        assert_eq!(sixteen.sweeps_per_dispatch(SOFTWARE_LOOP_BUDGET, 16 * 8), 1);
+        let spins = Kernel::new(Engine::Spins, Shape::CLASSIC, 16384).unwrap();
+        assert_eq!(spins.sweeps_per_dispatch(SOFTWARE_LOOP_BUDGET, 9), 2_141);
+    }
+}
