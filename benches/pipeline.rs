@@ -15,7 +15,8 @@ use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::{parse_grid, PuzzleReader};
 use sudoku_anneal::reduce::{reduce, Reduce};
 use sudoku_anneal::report::{record, Format};
-use sudoku_anneal::solver::{solve, solve_stream, Outcome, Settings, Status};
+use sudoku_anneal::solver::{solve, solve_stream};
+use sudoku_anneal::{BackendKind, Outcome, Settings, Status};
 
 const INKALA: &str = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
 const EASY: &str = "004300209005009001070060043006002087190007400050083000600000105003508690042910300";
@@ -60,8 +61,9 @@ struct InstantBackend {
 }
 
 impl Backend for InstantBackend {
-    fn name(&self) -> &'static str {
-        "instant"
+    /// It stands in for a GPU.
+    fn kind(&self) -> BackendKind {
+        BackendKind::Gpu
     }
 
     fn device(&self) -> String {

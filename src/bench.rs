@@ -7,7 +7,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::solver::{Outcome, Settings, Status};
+use crate::outcome::{Outcome, Status};
+use crate::settings::Settings;
 
 /// One pass over a file: every puzzle's outcome, in input order.
 #[derive(Debug, Clone)]

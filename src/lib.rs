@@ -18,12 +18,17 @@ pub mod error;
 pub mod export;
 pub mod grid;
 pub mod model;
+pub mod outcome;
 pub mod puzzle;
 pub mod reduce;
 pub mod report;
 pub mod rng;
+pub mod settings;
 pub mod solver;
 pub mod tempering;
 
+pub use backend::kind::{BackendChoice, BackendKind};
 pub use error::{Error, PuzzleError, Result};
-pub use solver::{solve, Outcome, Settings, Status};
+pub use outcome::{Outcome, Status};
+pub use settings::{Overrides, Settings};
+pub use solver::solve;

@@ -6,22 +6,22 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
-use sudoku_anneal::backend::gpu::kernel::Engine;
-use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice, GpuBackend};
-use sudoku_anneal::backend::{cpu::CpuBackend, Backend};
-use sudoku_anneal::grid::{Shape, Variant};
+use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice};
+use sudoku_anneal::backend::kind::Defaults;
+use sudoku_anneal::backend::Backend;
+use sudoku_anneal::grid::Variant;
 use sudoku_anneal::puzzle::{count_puzzles, entries, parse_grid, Entry};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 use sudoku_anneal::report::{record, Format, Summary};
-use sudoku_anneal::solver::{default_temperatures, solve_stream, solve_stream_with_fallback, GeometricLadder};
-use sudoku_anneal::{bench, export, model::Model, Error, Settings};
+use sudoku_anneal::settings::{GeometricLadder, MAX_SWEEPS, TIMEOUT_SECONDS};
+use sudoku_anneal::solver::{solve_stream, solve_stream_with_fallback};
+use sudoku_anneal::{bench, export, model::Model, BackendChoice, BackendKind, Error, Overrides, Settings};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -29,22 +29,6 @@ Exit codes:
   1    some puzzle unsolved within the budget, or invalid
   2    usage, input/output or device error
   130  interrupted (Ctrl-C); every record printed before is complete";
-
-/// GPU defaults, from hardest-class time to solution on an H100 (BENCHMARKS.md):
-/// more ladders need fewer sweeps, but past 64 each sweep costs more than it saves.
-const GPU_LADDERS: usize = 64;
-const GPU_EXCHANGE_EVERY: u32 = 20;
-/// Puzzles in flight on a GPU: 64 × 64 ladders × 16 rungs = 65,536 replicas.
-const GPU_BATCH: usize = 64;
-/// gpu-bits defaults, not yet measured on a GPU: the cpu-bits ladders, with
-/// 1,024 chains per puzzle (32 words) and 64 puzzles, 65,536 replicas in flight.
-const GPU_BITS_LADDERS: usize = 1024;
-/// The cpu-bits ladders on Sudoku boards, from the work (sweeps × rungs) to
-/// solve hardest-class puzzles (BENCHMARKS.md). Beside 64 ladders, 8 rungs
-/// need about 30 % less than 16; on 9×9 boards one temperature (independent
-/// chains) needs a third of the 8 rungs' work, but larger boards fail there.
-const BITS_LADDER: GeometricLadder = GeometricLadder { replicas: 8, t_min: 0.45, t_max: 1.0 };
-const BITS_SMALL_BOARDS: GeometricLadder = GeometricLadder { replicas: 1, t_min: 0.63, t_max: 0.63 };
 
 #[derive(Parser)]
 #[command(name = "sudoku-anneal", version, about = "Solve Sudoku as an Ising model by parallel tempering on the CPU or a GPU", after_help = EXIT_CODES)]
@@ -67,71 +51,80 @@ enum Command {
     Devices,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum BackendChoice {
-    Cpu,
-    /// The CPU with 128 ladders in the bits of each SSE2 register (multi-spin coding).
-    CpuBits,
-    Gpu,
-    /// The GPU with 32 replicas in the bits of each u32 (multi-spin coding, as cpu-bits).
-    GpuBits,
-    /// A hardware GPU if there is one (gpu), else the CPU (cpu-bits).
-    Auto,
-}
-
 #[derive(clap::Args)]
 struct ModelArgs {
     /// Spins removed before annealing.
-    #[arg(long, value_enum, default_value_t = Reduce::Clues)]
+    #[arg(long, value_enum, default_value_t = Reduce::default())]
     reduce: Reduce,
     /// The rules: standard Sudoku, X (diagonals too), or Latin squares (no boxes). The size follows from the line length.
     #[arg(long, value_enum, default_value_t = Variant::Standard)]
     variant: Variant,
 }
 
-/// Annealing settings shared by `solve` and `bench`.
+/// Annealing settings shared by `solve` and `bench`: unset ones take the
+/// backend's defaults (`backend/kind.rs`), which the help lists.
 #[derive(clap::Args)]
 struct SettingsArgs {
     /// Seed of every random stream; the same seed gives the same result.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Replicas per ladder, one per temperature [default: 16; on cpu-bits and gpu-bits 1 up to 9×9 boards and 8 on larger ones, except with --variant latin].
-    /// Setting any of --replicas, --t-min, --t-max, --temperatures sets the ladder for every board size.
-    #[arg(long, conflicts_with = "temperatures")]
+    #[arg(long, conflicts_with = "temperatures", help = ladder_help("Replicas per ladder, one per temperature", |l| l.replicas.to_string())
+        + ". Setting any of --replicas, --t-min, --t-max, --temperatures sets the ladder for every board size")]
     replicas: Option<usize>,
-    /// Independent ladders per puzzle [default: 1 on the cpu backend, 128 on cpu-bits, 64 on gpu, 1024 on gpu-bits].
-    #[arg(long)]
+    #[arg(long, help = per_backend("Independent ladders per puzzle", |d| d.ladders.to_string()))]
     ladders: Option<usize>,
-    /// Puzzles annealed at once; a finished one's slot takes the next [default: 1 on the cpu backend, one per thread on cpu-bits, 64 on the gpu backends].
-    #[arg(long)]
+    #[arg(long, help = per_backend("Puzzles annealed at once; a finished one's slot takes the next", |d| d.batch.to_string()))]
     batch: Option<usize>,
-    /// Lowest temperature of the geometric ladder [default: 0.4; on cpu-bits and gpu-bits 0.63 up to 9×9 and 0.45 above; 0.3 with --variant latin].
-    #[arg(long)]
+    #[arg(long, help = ladder_help("Lowest temperature of the geometric ladder", |l| l.t_min.to_string()))]
     t_min: Option<f64>,
-    /// Highest temperature of the geometric ladder [default: 1.2; on cpu-bits and gpu-bits 0.63 up to 9×9 and 1.0 above; 0.9 with --variant latin].
-    #[arg(long)]
+    #[arg(long, help = ladder_help("Highest temperature of the geometric ladder", |l| l.t_max.to_string()))]
     t_max: Option<f64>,
     /// An explicit ladder instead of the geometric one: increasing temperatures, one per replica.
     #[arg(long, value_delimiter = ',', value_name = "T,T,...", conflicts_with_all = ["t_min", "t_max"])]
     temperatures: Option<Vec<f64>>,
-    /// Sweeps between replica-exchange rounds [default: 10 on the cpu backends, 20 on the gpu backends].
-    #[arg(long)]
+    #[arg(long, help = per_backend("Sweeps between replica-exchange rounds", |d| d.exchange_every.to_string()))]
     exchange_every: Option<u32>,
     /// Sweep budget per puzzle.
-    #[arg(long, default_value_t = Settings::default().max_sweeps)]
+    #[arg(long, default_value_t = MAX_SWEEPS)]
     max_sweeps: u32,
     /// Time budget per puzzle in seconds (0: none).
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = TIMEOUT_SECONDS)]
     timeout: f64,
     #[command(flatten)]
     model: ModelArgs,
+}
+
+/// `what` and each backend's default, backends with the same one together.
+fn per_backend(what: &str, value: impl Fn(&Defaults) -> String) -> String {
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for kind in BackendKind::ALL {
+        let value = value(&kind.defaults(Variant::Standard));
+        match groups.iter_mut().find(|(v, _)| *v == value) {
+            Some((_, names)) => names.push(kind.name()),
+            None => groups.push((value, vec![kind.name()])),
+        }
+    }
+    let listed: Vec<String> = groups.iter().map(|(value, names)| format!("{}: {value}", names.join(", "))).collect();
+    format!("{what} [default: {}]", listed.join("; "))
+}
+
+/// A ladder setting's defaults, which may differ on boards above 9×9 and
+/// on Latin squares (the same on every backend).
+fn ladder_help(what: &str, value: impl Fn(&GeometricLadder) -> String) -> String {
+    let both = |d: &Defaults| match (value(&d.small_boards), value(&d.large_boards)) {
+        (small, large) if small == large => small,
+        (small, large) => format!("{small} up to 9×9, {large} above"),
+    };
+    let latin = value(&BackendKind::Cpu.defaults(Variant::Latin).large_boards);
+    let help = per_backend(what, both);
+    format!("{}; Latin squares: {latin}]", help.trim_end_matches(']'))
 }
 
 #[derive(clap::Args)]
 struct SolveArgs {
     /// Puzzle strings (16, 81, 256 or 625 cells; any n² with --variant latin), files of one puzzle per line, or `-` for stdin (the default).
     inputs: Vec<String>,
-    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    #[arg(long, value_enum, default_value = "auto")]
     backend: BackendChoice,
     #[arg(long, value_enum, default_value_t = Format::Plain)]
     format: Format,
@@ -226,127 +219,41 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 impl SettingsArgs {
-    /// The settings for one backend: unset flags take its defaults.
-    fn resolve(&self, backend: &dyn Backend) -> anyhow::Result<Settings> {
-        let defaults = BackendDefaults::of(backend);
-        // Latin squares keep their own ladder: the short ones are measured on Sudoku only.
-        let short_ladder = defaults.short_ladders && self.model.variant != Variant::Latin;
-        let (t_min, t_max) = if short_ladder {
-            (BITS_LADDER.t_min, BITS_LADDER.t_max)
-        } else {
-            default_temperatures(self.model.variant)
-        };
-        let replicas =
-            self.replicas.unwrap_or(if short_ladder { BITS_LADDER.replicas } else { Settings::default().replicas });
-        let ladder_unset =
-            self.replicas.is_none() && self.t_min.is_none() && self.t_max.is_none() && self.temperatures.is_none();
-        if !(self.timeout >= 0.0 && self.timeout.is_finite()) {
-            bail!("--timeout must be a number of seconds >= 0");
-        }
-        let settings = Settings {
-            replicas: self.temperatures.as_ref().map_or(replicas, Vec::len),
-            ladders: self.ladders.unwrap_or(defaults.ladders),
-            batch: self.batch.unwrap_or(defaults.batch),
-            // An explicit ladder's ends, so that reports show them.
-            t_min: self.temperatures.as_ref().and_then(|l| l.first().copied()).or(self.t_min).unwrap_or(t_min),
-            t_max: self.temperatures.as_ref().and_then(|l| l.last().copied()).or(self.t_max).unwrap_or(t_max),
+    /// What the user chose, for the library to resolve against a backend's defaults.
+    fn overrides(&self) -> Overrides {
+        Overrides {
+            replicas: self.replicas,
+            ladders: self.ladders,
+            batch: self.batch,
+            t_min: self.t_min,
+            t_max: self.t_max,
             temperatures: self.temperatures.clone(),
-            exchange_every: self.exchange_every.unwrap_or(defaults.exchange_every),
-            max_sweeps: self.max_sweeps,
-            timeout: (self.timeout > 0.0).then(|| Duration::from_secs_f64(self.timeout)),
-            seed: self.seed,
-            reduce: self.model.reduce,
-            variant: self.model.variant,
-            small_boards: (short_ladder && ladder_unset).then_some(BITS_SMALL_BOARDS),
-        };
-        settings.validate()?;
-        Ok(fit_batch(settings, backend))
-    }
-}
-
-/// What a backend runs with where the flags leave it open.
-struct BackendDefaults {
-    ladders: usize,
-    batch: usize,
-    exchange_every: u32,
-    /// The cpu-bits ladders (`BITS_LADDER`, `BITS_SMALL_BOARDS`) instead of the solver's.
-    short_ladders: bool,
-}
-
-impl BackendDefaults {
-    fn of(backend: &dyn Backend) -> BackendDefaults {
-        let solver = Settings::default();
-        match backend.name() {
-            "gpu" => BackendDefaults {
-                ladders: GPU_LADDERS,
-                batch: GPU_BATCH,
-                exchange_every: GPU_EXCHANGE_EVERY,
-                short_ladders: false,
-            },
-            "gpu-bits" => BackendDefaults {
-                ladders: GPU_BITS_LADDERS,
-                batch: GPU_BATCH,
-                exchange_every: GPU_EXCHANGE_EVERY,
-                short_ladders: true,
-            },
-            // cpu-bits anneals a 9×9 puzzle in one lane mask, on one thread: a puzzle
-            // per thread keeps every core busy, and results do not depend on the batch.
-            "cpu-bits" => BackendDefaults {
-                ladders: LADDERS_PER_MASK,
-                batch: rayon::current_num_threads(),
-                exchange_every: solver.exchange_every,
-                short_ladders: true,
-            },
-            _ => BackendDefaults {
-                ladders: solver.ladders,
-                batch: solver.batch,
-                exchange_every: solver.exchange_every,
-                short_ladders: false,
-            },
+            exchange_every: self.exchange_every,
+            max_sweeps: Some(self.max_sweeps),
+            timeout: Some(self.timeout),
+            seed: Some(self.seed),
+            reduce: Some(self.model.reduce),
+            variant: Some(self.model.variant),
         }
     }
-}
 
-/// Fewer puzzles in flight when the batch would exceed the device's buffers
-/// (for 9×9 boards; the solver fits larger ones again).
-fn fit_batch(settings: Settings, backend: &dyn Backend) -> Settings {
-    let classic = settings.for_shape(Shape::CLASSIC);
-    let fitted = classic.fit_replicas(backend.max_replicas(Shape::CLASSIC)).batch;
-    if fitted < settings.batch {
-        eprintln!(
-            "sudoku-anneal: --batch {} needs {} replicas; {} holds {}, so {} puzzles run at once",
-            settings.batch,
-            settings.batch * classic.ladders * classic.replicas,
-            backend.device(),
-            backend.max_replicas(Shape::CLASSIC),
-            fitted
-        );
+    /// The settings for `backend`, with no more puzzles in flight than it holds.
+    fn resolve(&self, backend: &dyn Backend) -> anyhow::Result<Settings> {
+        let (settings, note) = Settings::resolve(backend.kind(), &self.overrides())?.fit_to(backend);
+        if let Some(note) = note {
+            eprintln!("sudoku-anneal: {note}");
+        }
+        Ok(settings)
     }
-    Settings { batch: fitted, ..settings }
 }
 
+/// The backend of `choice`, said on stderr for a GPU.
 fn make_backend(choice: BackendChoice) -> anyhow::Result<Box<dyn Backend>> {
-    Ok(match choice {
-        BackendChoice::Cpu => Box::new(CpuBackend::new()),
-        BackendChoice::CpuBits => Box::new(BitslicedBackend::new()),
-        BackendChoice::Gpu | BackendChoice::GpuBits => {
-            let engine = if choice == BackendChoice::Gpu { Engine::Spins } else { Engine::Bits };
-            let gpu = GpuBackend::new(AdapterChoice::Any, engine)?;
-            eprintln!("sudoku-anneal: {} backend on {}", gpu.name(), gpu.adapter().name);
-            Box::new(gpu)
-        }
-        BackendChoice::Auto => match GpuBackend::new(AdapterChoice::Hardware, Engine::Spins) {
-            Ok(gpu) => {
-                eprintln!("sudoku-anneal: auto picked the gpu backend on {}", gpu.adapter().name);
-                Box::new(gpu)
-            }
-            // The fastest CPU backend (BENCHMARKS.md: 12–13× the attempts/s of `cpu`).
-            Err(why) => {
-                eprintln!("sudoku-anneal: auto picked the cpu-bits backend ({why})");
-                Box::new(BitslicedBackend::new())
-            }
-        },
-    })
+    let (kind, backend) = choice.build()?;
+    if kind.is_gpu() && choice != BackendChoice::Auto {
+        eprintln!("sudoku-anneal: {} backend on {}", kind.name(), backend.device());
+    }
+    Ok(backend)
 }
 
 fn run_devices() -> anyhow::Result<ExitCode> {
@@ -427,18 +334,17 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
         Ok(())
     };
     let fallback = |error: &Error| {
-        if args.backend != BackendChoice::Auto || name.get() != "gpu" {
-            return None;
-        }
-        let cpu = BitslicedBackend::new();
-        let cpu_settings = args.settings.resolve(&cpu).ok()?;
+        let kind = args.backend.fallback()?;
+        let cpu = kind.build().ok()?;
+        let cpu_settings = args.settings.resolve(cpu.as_ref()).ok()?;
         progress.suspend(|| {
             eprintln!(
-                "sudoku-anneal: {error}; auto goes on with the cpu-bits backend from the first puzzle not yet printed"
+                "sudoku-anneal: {error}; auto goes on with the {} backend from the first puzzle not yet printed",
+                kind.name()
             )
         });
-        name.set(cpu.name());
-        Some((Box::new(cpu) as Box<dyn Backend>, cpu_settings))
+        name.set(kind.name());
+        Some((cpu, cpu_settings))
     };
     let stop = || interrupted.load(Ordering::Relaxed);
     let result = solve_stream_with_fallback(entries, &settings, backend.as_mut(), fallback, emit, stop);
@@ -449,6 +355,13 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
         let last = last_line.map_or("none".to_string(), |line| format!("line {line}"));
         eprintln!("sudoku-anneal: interrupted; the last record printed is for {last}");
         return Ok(ExitCode::from(130));
+    }
+    if summary.failed > 0 {
+        eprintln!(
+            "sudoku-anneal: error: the engine failed on {} puzzles (see their records); please report",
+            summary.failed
+        );
+        return Ok(ExitCode::from(2));
     }
     Ok(if summary.all_solved() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -3,12 +3,12 @@
 
 use serde::Serialize;
 
+use crate::outcome::{Outcome, Status};
 use crate::puzzle::Entry;
-use crate::solver::{Outcome, Status};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Format {
-    /// The solved grid, or the puzzle followed by `# unsolved` / `# invalid: …`.
+    /// The solved grid, or the puzzle followed by `# unsolved`, `# invalid: …` or `# error: …`.
     #[default]
     Plain,
     /// One JSON object per puzzle.
@@ -34,12 +34,14 @@ pub fn record(format: Format, entry: &Entry, outcome: &Outcome, backend: &str) -
             Status::Solved(grid) => grid.to_string(),
             Status::Unsolved => format!("{} # unsolved", entry.text),
             Status::Invalid(reason) => format!("{} # invalid: line {}: {reason}", entry.text, entry.line),
+            Status::Failed(reason) => format!("{} # error: line {}: {reason}", entry.text, entry.line),
         },
         Format::Jsonl => {
             let (status, solution, error) = match &outcome.status {
                 Status::Solved(grid) => ("solved", Some(grid.to_string()), None),
                 Status::Unsolved => ("unsolved", None, None),
                 Status::Invalid(reason) => ("invalid", None, Some(reason.to_string())),
+                Status::Failed(reason) => ("error", None, Some(reason.clone())),
             };
             let json = JsonRecord {
                 line: entry.line,
@@ -63,6 +65,8 @@ pub struct Summary {
     pub solved: u64,
     pub unsolved: u64,
     pub invalid: u64,
+    /// Puzzles the engine failed on.
+    pub failed: u64,
     pub attempts: u64,
     /// The puzzles' own clocks added up; they overlap when puzzles share the machine.
     pub anneal_seconds: f64,
@@ -75,6 +79,7 @@ impl Summary {
             Status::Solved(_) => self.solved += 1,
             Status::Unsolved => self.unsolved += 1,
             Status::Invalid(_) => self.invalid += 1,
+            Status::Failed(_) => self.failed += 1,
         }
         self.attempts += outcome.attempts;
         self.anneal_seconds += outcome.seconds;
@@ -89,8 +94,12 @@ impl Summary {
     /// when puzzles share the machine (`--batch` above 1).
     pub fn describe(&self, backend: &str, wall_seconds: f64) -> String {
         let per = |seconds: f64| if seconds > 0.0 { self.attempts as f64 / seconds } else { 0.0 };
+        let failed = match self.failed {
+            0 => String::new(),
+            n => format!(", {n} failed (an engine error: please report)"),
+        };
         format!(
-            "{} puzzles: {} solved, {} unsolved, {} invalid in {wall_seconds:.3} s ({backend}, {:.3e} spin-update attempts/s in all, {:.3e} per puzzle)",
+            "{} puzzles: {} solved, {} unsolved, {} invalid{failed} in {wall_seconds:.3} s ({backend}, {:.3e} spin-update attempts/s in all, {:.3e} per puzzle)",
             self.puzzles,
             self.solved,
             self.unsolved,

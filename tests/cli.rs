@@ -5,6 +5,7 @@ use std::process::{Child, Command, Output, Stdio};
 
 use sudoku_anneal::grid::{Grid, Variant};
 use sudoku_anneal::puzzle::{parse_grid, PuzzleReader};
+use sudoku_anneal::Status;
 
 use crate::util::{exact_solve, example, grid, solves, EASY, EASY_SOLUTION, INKALA};
 
@@ -530,4 +531,22 @@ fn consistent_clues_without_solution_are_invalid_under_propagation_and_unsolved_
     let annealed = status("clues");
     assert_eq!(annealed["status"], "unsolved");
     assert_eq!(annealed["sweeps"], 100);
+}
+
+/// The library resolves a backend's settings as the command line does:
+/// the same choice runs the same sweeps to the same grid.
+#[test]
+fn the_library_and_the_command_line_run_the_same_settings() {
+    use sudoku_anneal::{solve, BackendKind, Overrides, Settings};
+    for kind in [BackendKind::Cpu, BackendKind::CpuBits, BackendKind::Bits32] {
+        let out = run(&["solve", "--backend", kind.name(), "--seed", "3", "--format", "jsonl", INKALA], "");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let settings = Settings::resolve(kind, &Overrides { seed: Some(3), ..Overrides::default() }).unwrap();
+        let outcome = solve(&grid(INKALA), &settings, kind.build().unwrap().as_mut()).unwrap();
+        let Status::Solved(solution) = outcome.status else { panic!("{kind:?}: {:?}", outcome.status) };
+        assert_eq!(record["solution"], solution.to_string(), "{kind:?}");
+        assert_eq!(record["sweeps"], outcome.sweeps, "{kind:?}");
+        assert_eq!(record["backend"], kind.name());
+    }
 }

@@ -11,7 +11,8 @@ use sudoku_anneal::backend::{Backend, Layout, Problem};
 use sudoku_anneal::grid::Shape;
 use sudoku_anneal::puzzle::{Entry, PuzzleReader};
 use sudoku_anneal::solver::{solve_stream, solve_stream_with_fallback};
-use sudoku_anneal::{Error, Outcome, Result, Settings};
+use sudoku_anneal::BackendKind;
+use sudoku_anneal::{Error, Outcome, Result, Settings, Status};
 
 use crate::cpu_vs_gpu::gpu;
 use crate::util::example;
@@ -24,8 +25,8 @@ struct Flaky {
 }
 
 impl Backend for Flaky {
-    fn name(&self) -> &'static str {
-        "gpu"
+    fn kind(&self) -> BackendKind {
+        BackendKind::Gpu
     }
     fn device(&self) -> String {
         "flaky".into()
@@ -129,4 +130,72 @@ fn shader_failure_and_device_loss_exit_2_with_a_clear_message() {
     assert!(stderr.contains("error: GPU error: the device was lost"), "{stderr}");
     assert!(!stderr.contains("panicked"));
     assert!(String::from_utf8_lossy(&out.stdout).lines().all(|l| l.len() == 81), "printed records are complete");
+}
+
+/// A CPU backend that claims, once, that slot 1's first replica reached
+/// energy 0, and hands back a state that encodes no grid.
+struct Lying {
+    inner: CpuBackend,
+    per_slot: usize,
+    lied: bool,
+}
+
+impl Backend for Lying {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Cpu
+    }
+    fn device(&self) -> String {
+        "lying".into()
+    }
+    fn max_replicas(&self, shape: Shape) -> usize {
+        self.inner.max_replicas(shape)
+    }
+    fn configure(&mut self, layout: Layout) -> Result<()> {
+        self.per_slot = layout.replicas_per_slot;
+        self.inner.configure(layout)
+    }
+    fn load(&mut self, slot: usize, problem: &Problem) -> Result<()> {
+        self.inner.load(slot, problem)
+    }
+    fn unload(&mut self, slot: usize) -> Result<()> {
+        self.inner.unload(slot)
+    }
+    fn submit(&mut self, slots: Range<usize>, rung_of_replica: &[u32], counts: &[u32]) -> Result<()> {
+        self.inner.submit(slots, rung_of_replica, counts)
+    }
+    fn energies(&mut self, slots: Range<usize>) -> Result<Vec<i32>> {
+        let mut energies = self.inner.energies(slots.clone())?;
+        if slots.contains(&1) && !std::mem::replace(&mut self.lied, true) {
+            energies[(1 - slots.start) * self.per_slot] = 0;
+        }
+        Ok(energies)
+    }
+    fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
+        let mut spins = self.inner.spins(replicas)?;
+        for (state, _) in spins.iter_mut().zip(replicas).filter(|(_, &r)| r == self.per_slot) {
+            state.fill(0);
+        }
+        Ok(spins)
+    }
+}
+
+/// The engine failing on one puzzle (a zero-energy replica that decodes to
+/// no grid) gives that puzzle an error record; every other puzzle still
+/// gets its own, in order.
+#[test]
+fn a_failure_on_one_puzzle_costs_no_other_record() {
+    let settings = Settings { batch: 2, seed: 4, ..Settings::default() };
+    let mut records: Vec<(usize, Outcome)> = Vec::new();
+    let emit = |e: Entry, o| {
+        records.push((e.line, o));
+        Ok(())
+    };
+    let mut lying = Lying { inner: CpuBackend::new(), per_slot: 0, lied: false };
+    solve_stream(puzzles().into_iter(), &settings, &mut lying, emit, || false).unwrap();
+    let lines: Vec<usize> = puzzles().iter().map(|e| e.as_ref().unwrap().line).collect();
+    assert_eq!(records.iter().map(|(line, _)| *line).collect::<Vec<_>>(), lines);
+    let failed =
+        records.iter().filter(|(_, o)| matches!(&o.status, Status::Failed(why) if why.contains("does not decode")));
+    assert_eq!(failed.count(), 1, "the puzzle first in slot 1");
+    assert!(records.iter().filter(|(_, o)| !matches!(o.status, Status::Failed(_))).all(|(_, o)| o.is_solved()));
 }

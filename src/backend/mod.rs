@@ -21,6 +21,7 @@ pub mod bitplanes;
 pub mod bitsliced;
 pub mod cpu;
 pub mod gpu;
+pub mod kind;
 pub mod tables;
 
 use std::ops::Range;
@@ -29,6 +30,7 @@ use crate::error::Result;
 use crate::grid::Shape;
 use crate::model::Model;
 use crate::tempering::Ladder;
+use kind::BackendKind;
 
 /// Shape of a batch: `slots` puzzles of one board `shape`,
 /// `replicas_per_slot` replicas each, on ladders of `rungs` temperatures.
@@ -71,8 +73,13 @@ impl<'a> Problem<'a> {
 }
 
 pub trait Backend {
-    /// "cpu", "cpu-bits", "gpu" or "gpu-bits", as reported to users.
-    fn name(&self) -> &'static str;
+    /// Which backend it is.
+    fn kind(&self) -> BackendKind;
+
+    /// Its name, as users write it and reports show it.
+    fn name(&self) -> &'static str {
+        self.kind().name()
+    }
 
     /// The hardware, for reports: "2 threads", or the GPU adapter's name.
     fn device(&self) -> String;

@@ -40,6 +40,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::kind::BackendKind;
 use super::tables::SpinTable;
 use super::{Backend, Layout, Problem};
 use crate::backend::bitplanes::{
@@ -322,8 +323,8 @@ impl BitslicedBackend {
 }
 
 impl Backend for BitslicedBackend {
-    fn name(&self) -> &'static str {
-        "cpu-bits"
+    fn kind(&self) -> BackendKind {
+        BackendKind::CpuBits
     }
 
     fn device(&self) -> String {

@@ -23,6 +23,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::backend::bitplanes::{self, add, count, lane_delta, lane_value, smallest_uphill, uphill, uphill_by, Lanes};
+use crate::backend::kind::BackendKind;
 use crate::backend::tables::SpinTable;
 use crate::backend::{Backend, Layout, Problem};
 use crate::error::{Error, Result};
@@ -215,8 +216,8 @@ impl Bits32Backend {
 }
 
 impl Backend for Bits32Backend {
-    fn name(&self) -> &'static str {
-        "cpu-bits32"
+    fn kind(&self) -> BackendKind {
+        BackendKind::Bits32
     }
 
     fn device(&self) -> String {

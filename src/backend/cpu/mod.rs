@@ -17,6 +17,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::kind::BackendKind;
 use super::tables::SpinTable;
 use super::{Backend, Layout, Problem};
 use crate::error::Result;
@@ -46,8 +47,8 @@ impl CpuBackend {
 }
 
 impl Backend for CpuBackend {
-    fn name(&self) -> &'static str {
-        "cpu"
+    fn kind(&self) -> BackendKind {
+        BackendKind::Cpu
     }
 
     fn device(&self) -> String {

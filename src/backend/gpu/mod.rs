@@ -28,6 +28,7 @@ pub use self::adapter::{list_adapters, AdapterChoice, AdapterSummary};
 use self::batch::Batch;
 use self::context::GpuContext;
 use self::kernel::{Engine, Kernel};
+use super::kind::BackendKind;
 use super::{Backend, Layout, Problem};
 use crate::error::{Error, Result};
 use crate::grid::Shape;
@@ -52,10 +53,10 @@ impl GpuBackend {
 }
 
 impl Backend for GpuBackend {
-    fn name(&self) -> &'static str {
+    fn kind(&self) -> BackendKind {
         match self.context.engine {
-            Engine::Spins => "gpu",
-            Engine::Bits => "gpu-bits",
+            Engine::Spins => BackendKind::Gpu,
+            Engine::Bits => BackendKind::GpuBits,
         }
     }
 

@@ -1,0 +1,242 @@
+//! The one place that says what a backend is: its name, what it runs on,
+//! its twin, how it is built and what it anneals with where the user says
+//! nothing. The command line's `--backend` values, their help and the
+//! defaults in `--help` come from here, and so does [`Settings::for_backend`].
+//!
+//! [`Settings::for_backend`]: crate::settings::Settings::for_backend
+
+use clap::builder::PossibleValue;
+
+use super::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
+use super::cpu::bits::Bits32Backend;
+use super::cpu::CpuBackend;
+use super::gpu::kernel::Engine;
+use super::gpu::{AdapterChoice, GpuBackend};
+use super::Backend;
+use crate::error::Result;
+use crate::grid::Variant;
+use crate::settings::{default_temperatures, GeometricLadder};
+
+/// A backend a user can choose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BackendKind {
+    /// The scalar reference on every core (`cpu/spins.rs`).
+    Cpu,
+    /// 128 ladders in the bits of each SSE2 register (`bitsliced/`).
+    CpuBits,
+    /// `shaders/spins.wgsl` through wgpu; its twin is `cpu`.
+    Gpu,
+    /// `shaders/bits.wgsl`: 32 replicas in the bits of each u32; its twin is `bits32`.
+    GpuBits,
+    /// The CPU twin of `gpu-bits` (`cpu/bits.rs`): the same states, random
+    /// numbers and sweeps, for checking and comparing it.
+    Bits32,
+}
+
+/// What a backend anneals with where the user sets nothing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Defaults {
+    pub ladders: usize,
+    pub batch: Batch,
+    pub exchange_every: u32,
+    /// The ladder on boards of side 9 and less, and on larger ones.
+    pub small_boards: GeometricLadder,
+    pub large_boards: GeometricLadder,
+}
+
+/// Puzzles in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Batch {
+    Puzzles(usize),
+    /// One per thread of the pool (`RAYON_NUM_THREADS`).
+    OnePerThread,
+}
+
+impl Batch {
+    pub fn puzzles(self) -> usize {
+        match self {
+            Batch::Puzzles(n) => n,
+            Batch::OnePerThread => rayon::current_num_threads(),
+        }
+    }
+}
+
+impl std::fmt::Display for Batch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Batch::Puzzles(n) => write!(f, "{n}"),
+            Batch::OnePerThread => f.write_str("one per thread"),
+        }
+    }
+}
+
+/// The cpu-bits ladders on Sudoku boards, from the work (sweeps × rungs) to
+/// solve hardest-class puzzles (BENCHMARKS.md). Beside 64 ladders, 8 rungs
+/// need about 30 % less than 16; on 9×9 boards one temperature (independent
+/// chains) needs a third of the 8 rungs' work, but larger boards fail there.
+const BITS_LARGE_BOARDS: GeometricLadder = GeometricLadder { replicas: 8, t_min: 0.45, t_max: 1.0 };
+const BITS_SMALL_BOARDS: GeometricLadder = GeometricLadder { replicas: 1, t_min: 0.63, t_max: 0.63 };
+/// Rungs of the scalar backends' ladder.
+const RUNGS: usize = 16;
+
+impl BackendKind {
+    pub const ALL: [BackendKind; 5] =
+        [BackendKind::Cpu, BackendKind::CpuBits, BackendKind::Gpu, BackendKind::GpuBits, BackendKind::Bits32];
+
+    /// As users write it (`--backend`) and reports show it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Cpu => "cpu",
+            BackendKind::CpuBits => "cpu-bits",
+            BackendKind::Gpu => "gpu",
+            BackendKind::GpuBits => "gpu-bits",
+            BackendKind::Bits32 => "bits32",
+        }
+    }
+
+    /// One line for `--help`.
+    pub fn about(self) -> &'static str {
+        match self {
+            BackendKind::Cpu => "the reference: one replica at a time per core, the GPU's twin",
+            BackendKind::CpuBits => "the CPU with 128 ladders in the bits of each SSE2 register (multi-spin coding)",
+            BackendKind::Gpu => "the GPU, a replica per 32 invocations (twin: cpu)",
+            BackendKind::GpuBits => "the GPU with 32 replicas in the bits of each u32 (twin: bits32)",
+            BackendKind::Bits32 => "gpu-bits' twin on the CPU: its random numbers and arithmetic",
+        }
+    }
+
+    /// The backend whose states it must equal bit for bit, if any.
+    pub fn twin(self) -> Option<BackendKind> {
+        match self {
+            BackendKind::Cpu => Some(BackendKind::Gpu),
+            BackendKind::Gpu => Some(BackendKind::Cpu),
+            BackendKind::GpuBits => Some(BackendKind::Bits32),
+            BackendKind::Bits32 => Some(BackendKind::GpuBits),
+            BackendKind::CpuBits => None,
+        }
+    }
+
+    pub fn is_gpu(self) -> bool {
+        matches!(self, BackendKind::Gpu | BackendKind::GpuBits)
+    }
+
+    /// Builds it; a GPU backend takes any adapter with compute shaders,
+    /// software ones too.
+    pub fn build(self) -> Result<Box<dyn Backend>> {
+        Ok(match self {
+            BackendKind::Cpu => Box::new(CpuBackend::new()),
+            BackendKind::CpuBits => Box::new(BitslicedBackend::new()),
+            BackendKind::Gpu => Box::new(GpuBackend::new(AdapterChoice::Any, Engine::Spins)?),
+            BackendKind::GpuBits => Box::new(GpuBackend::new(AdapterChoice::Any, Engine::Bits)?),
+            BackendKind::Bits32 => Box::new(Bits32Backend::new()),
+        })
+    }
+
+    /// What it anneals `variant` with where the user sets nothing.
+    pub fn defaults(self, variant: Variant) -> Defaults {
+        let (t_min, t_max) = default_temperatures(variant);
+        let ladder = GeometricLadder { replicas: RUNGS, t_min, t_max };
+        // The short ladders are measured on Sudoku only: Latin squares keep the solver's.
+        let bits_ladders = |large: GeometricLadder, small: GeometricLadder| match variant {
+            Variant::Latin => (ladder, ladder),
+            Variant::Standard | Variant::X => (small, large),
+        };
+        let (small_boards, large_boards) = match self {
+            BackendKind::Cpu | BackendKind::Gpu => (ladder, ladder),
+            BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => {
+                bits_ladders(BITS_LARGE_BOARDS, BITS_SMALL_BOARDS)
+            }
+        };
+        let (ladders, batch, exchange_every) = match self {
+            BackendKind::Cpu => (1, Batch::Puzzles(1), 10),
+            // A 9×9 puzzle anneals in one lane mask, on one thread: a puzzle
+            // per thread keeps every core busy, and results do not depend on the batch.
+            BackendKind::CpuBits => (LADDERS_PER_MASK, Batch::OnePerThread, 10),
+            // From hardest-class time to solution on an H100 (BENCHMARKS.md):
+            // more ladders need fewer sweeps, but past 64 each sweep costs
+            // more than it saves; 64 puzzles × 64 ladders × 16 rungs = 65,536 replicas.
+            BackendKind::Gpu => (64, Batch::Puzzles(64), 20),
+            // Not yet measured on a GPU: cpu-bits' ladders, 1,024 chains per
+            // puzzle (32 words), 64 puzzles: 65,536 replicas in flight.
+            BackendKind::GpuBits => (1024, Batch::Puzzles(64), 20),
+            BackendKind::Bits32 => (1024, Batch::OnePerThread, 20),
+        };
+        Defaults { ladders, batch, exchange_every, small_boards, large_boards }
+    }
+}
+
+/// What `--backend` names: a backend, or `auto`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// A hardware GPU if there is one (`gpu`), else the CPU (`cpu-bits`).
+    Auto,
+    Kind(BackendKind),
+}
+
+impl BackendChoice {
+    /// Builds the backend, saying on stderr which one `auto` picked and why.
+    pub fn build(self) -> Result<(BackendKind, Box<dyn Backend>)> {
+        match self {
+            BackendChoice::Kind(kind) => Ok((kind, kind.build()?)),
+            BackendChoice::Auto => Ok(match GpuBackend::new(AdapterChoice::Hardware, Engine::Spins) {
+                Ok(gpu) => {
+                    eprintln!("sudoku-anneal: auto picked the gpu backend on {}", gpu.adapter().name);
+                    (BackendKind::Gpu, Box::new(gpu))
+                }
+                // The fastest CPU backend (BENCHMARKS.md: 12–13× the attempts/s of `cpu`).
+                Err(why) => {
+                    eprintln!("sudoku-anneal: auto picked the cpu-bits backend ({why})");
+                    (BackendKind::CpuBits, Box::new(BitslicedBackend::new()))
+                }
+            }),
+        }
+    }
+
+    /// Where a run of this choice goes on when the GPU fails mid-run: `auto`
+    /// on the CPU backend it would pick without a GPU; an explicit choice nowhere.
+    pub fn fallback(self) -> Option<BackendKind> {
+        match self {
+            BackendChoice::Auto => Some(BackendKind::CpuBits),
+            BackendChoice::Kind(_) => None,
+        }
+    }
+}
+
+impl clap::ValueEnum for BackendChoice {
+    fn value_variants<'a>() -> &'a [Self] {
+        const CHOICES: [BackendChoice; 6] = [
+            BackendChoice::Kind(BackendKind::Cpu),
+            BackendChoice::Kind(BackendKind::CpuBits),
+            BackendChoice::Kind(BackendKind::Gpu),
+            BackendChoice::Kind(BackendKind::GpuBits),
+            BackendChoice::Kind(BackendKind::Bits32),
+            BackendChoice::Auto,
+        ];
+        &CHOICES
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            BackendChoice::Auto => PossibleValue::new("auto").help("a hardware GPU if present (gpu), else cpu-bits"),
+            BackendChoice::Kind(kind) => PossibleValue::new(kind.name()).help(kind.about()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_twins_pair_up() {
+        use clap::ValueEnum;
+        for kind in BackendKind::ALL {
+            assert_eq!(BackendChoice::from_str(kind.name(), false), Ok(BackendChoice::Kind(kind)));
+            if let Some(twin) = kind.twin() {
+                assert_eq!(twin.twin(), Some(kind));
+                assert_ne!(twin.is_gpu(), kind.is_gpu(), "a twin runs on the other device");
+            }
+        }
+        assert_eq!(BackendChoice::from_str("auto", false), Ok(BackendChoice::Auto));
+    }
+}

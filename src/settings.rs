@@ -1,0 +1,256 @@
+//! How to anneal: [`Settings`], checked, and how a backend's defaults and
+//! the user's choices ([`Overrides`]) make them. The command line and the
+//! library resolve settings here, the same way.
+
+use std::time::Duration;
+
+use crate::backend::kind::BackendKind;
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::grid::{Shape, Variant};
+use crate::reduce::Reduce;
+use crate::tempering::Ladder;
+
+/// How to anneal one puzzle.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Settings {
+    /// Replicas per ladder, one per rung.
+    pub replicas: usize,
+    /// Independent ladders per puzzle: `ladders × replicas` replicas in all.
+    pub ladders: usize,
+    /// Puzzles annealed at once.
+    pub batch: usize,
+    pub t_min: f64,
+    pub t_max: f64,
+    /// An explicit ladder, increasing, one temperature per replica of a
+    /// ladder; replaces the geometric one from `t_min` to `t_max`.
+    pub temperatures: Option<Vec<f64>>,
+    /// Sweeps between two exchange rounds (and zero-energy checks).
+    pub exchange_every: u32,
+    pub max_sweeps: u32,
+    #[serde(rename = "timeout_seconds", serialize_with = "as_seconds")]
+    pub timeout: Option<Duration>,
+    pub seed: u64,
+    pub reduce: Reduce,
+    /// The rules; the size follows from each puzzle line's length.
+    pub variant: Variant,
+    /// The geometric ladder for boards of order 9 or less where it differs
+    /// from the one above; `None`: one ladder for every board.
+    pub small_boards: Option<GeometricLadder>,
+}
+
+/// Replicas per ladder and the ends of their geometric ladder.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct GeometricLadder {
+    pub replicas: usize,
+    pub t_min: f64,
+    pub t_max: f64,
+}
+
+/// What the user chose; `None` leaves it to the backend's defaults.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overrides {
+    pub replicas: Option<usize>,
+    pub ladders: Option<usize>,
+    pub batch: Option<usize>,
+    pub t_min: Option<f64>,
+    pub t_max: Option<f64>,
+    pub temperatures: Option<Vec<f64>>,
+    pub exchange_every: Option<u32>,
+    pub max_sweeps: Option<u32>,
+    /// Seconds; 0 for no limit.
+    pub timeout: Option<f64>,
+    pub seed: Option<u64>,
+    pub reduce: Option<Reduce>,
+    pub variant: Option<Variant>,
+}
+
+/// The sweep budget per puzzle where the user sets none.
+pub const MAX_SWEEPS: u32 = 1_000_000;
+/// The time budget per puzzle where the user sets none, in seconds.
+pub const TIMEOUT_SECONDS: f64 = 60.0;
+
+/// The largest board order the small-board ladder applies to.
+const SMALL_BOARD_ORDER: usize = 9;
+
+fn as_seconds<S: serde::Serializer>(timeout: &Option<Duration>, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+    serializer.serialize_some(&timeout.map(|t| t.as_secs_f64()))
+}
+
+/// The default ladder's ends for `variant`. A defect (a digit missing or
+/// doubled) costs in proportion to the constraints a spin is in, 4 on
+/// Sudoku boards and 3 on Latin squares, and so do the temperature where a
+/// board orders and the one where replicas roam freely: 0.1 and 0.3 per
+/// constraint. With the Sudoku ladder (0.4) an empty Latin square of order
+/// 12 or more never orders; 0.3 orders it in tens of sweeps (BENCHMARKS.md).
+pub fn default_temperatures(variant: Variant) -> (f64, f64) {
+    match variant {
+        Variant::Standard | Variant::X => (0.4, 1.2),
+        Variant::Latin => (0.3, 0.9),
+    }
+}
+
+/// The `cpu` backend's defaults.
+impl Default for Settings {
+    fn default() -> Self {
+        Settings::for_backend(BackendKind::Cpu)
+    }
+}
+
+impl Settings {
+    /// What `kind` runs with where the user sets nothing (standard Sudoku).
+    pub fn for_backend(kind: BackendKind) -> Settings {
+        Settings::resolve(kind, &Overrides::default()).expect("the defaults are valid")
+    }
+
+    /// The settings of `kind` with the user's `overrides`, checked.
+    pub fn resolve(kind: BackendKind, overrides: &Overrides) -> Result<Settings> {
+        let o = overrides;
+        let variant = o.variant.unwrap_or_default();
+        let defaults = kind.defaults(variant);
+        let large = defaults.large_boards;
+        let ladder_set = o.replicas.is_some() || o.t_min.is_some() || o.t_max.is_some() || o.temperatures.is_some();
+        let explicit = o.temperatures.as_ref();
+        let timeout =
+            match o.timeout.unwrap_or(TIMEOUT_SECONDS) {
+                0.0 => None,
+                seconds => Some(Duration::try_from_secs_f64(seconds).map_err(|_| {
+                    Error::Settings(format!("--timeout must be a number of seconds >= 0, not {seconds}"))
+                })?),
+            };
+        let settings = Settings {
+            replicas: explicit.map_or(o.replicas.unwrap_or(large.replicas), Vec::len),
+            ladders: o.ladders.unwrap_or(defaults.ladders),
+            batch: o.batch.unwrap_or_else(|| defaults.batch.puzzles()),
+            // An explicit ladder's ends, so that reports show them.
+            t_min: explicit.and_then(|l| l.first().copied()).or(o.t_min).unwrap_or(large.t_min),
+            t_max: explicit.and_then(|l| l.last().copied()).or(o.t_max).unwrap_or(large.t_max),
+            temperatures: o.temperatures.clone(),
+            exchange_every: o.exchange_every.unwrap_or(defaults.exchange_every),
+            max_sweeps: o.max_sweeps.unwrap_or(MAX_SWEEPS),
+            timeout,
+            seed: o.seed.unwrap_or(0),
+            reduce: o.reduce.unwrap_or_default(),
+            variant,
+            small_boards: (!ladder_set && defaults.small_boards != large).then_some(defaults.small_boards),
+        };
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        let fail = |what: &str| Err(Error::Settings(what.to_string()));
+        if self.replicas < 1 || self.ladders < 1 || self.batch < 1 {
+            return fail("--replicas, --ladders and --batch must be at least 1");
+        }
+        let in_flight = self.replicas.checked_mul(self.ladders).and_then(|r| r.checked_mul(self.batch));
+        if in_flight.is_none_or(|total| total > u32::MAX as usize / 1024) {
+            return fail("--replicas × --ladders × --batch is too large");
+        }
+        match &self.temperatures {
+            Some(ladder) => {
+                let increasing = ladder.windows(2).all(|pair| pair[0] < pair[1]);
+                if !(increasing && ladder.iter().all(|t| *t > 0.0 && t.is_finite())) {
+                    return fail("--temperatures must be positive and increasing");
+                }
+                if ladder.len() != self.replicas {
+                    return fail("--temperatures must list one temperature per replica of a ladder");
+                }
+            }
+            None if !(self.t_min > 0.0
+                && self.t_min.is_finite()
+                && self.t_max.is_finite()
+                && self.t_min <= self.t_max) =>
+            {
+                return fail("temperatures must satisfy 0 < --t-min <= --t-max");
+            }
+            None => {}
+        }
+        if self.exchange_every < 1 {
+            return fail("--exchange-every must be at least 1");
+        }
+        match self.small_boards {
+            Some(_) => self.for_shape(Shape { n: SMALL_BOARD_ORDER, variant: self.variant }).validate(),
+            None => Ok(()),
+        }
+    }
+
+    /// The settings for boards of `shape`: the small-board ladder there, if any.
+    pub fn for_shape(&self, shape: Shape) -> Settings {
+        match self.small_boards {
+            Some(GeometricLadder { replicas, t_min, t_max }) if shape.n <= SMALL_BOARD_ORDER => {
+                Settings { replicas, t_min, t_max, temperatures: None, small_boards: None, ..self.clone() }
+            }
+            _ => Settings { small_boards: None, ..self.clone() },
+        }
+    }
+
+    /// The temperature ladder: the explicit one, else geometric from `t_min` to `t_max`.
+    pub fn ladder(&self) -> Ladder {
+        match &self.temperatures {
+            Some(temperatures) => Ladder { temperatures: temperatures.clone() },
+            None => Ladder::geometric(self.replicas, self.t_min, self.t_max),
+        }
+    }
+
+    /// These settings with at most `max_replicas` replicas in flight: the
+    /// batch shrinks, down to one puzzle (which may still not fit; the
+    /// backend then refuses it).
+    pub fn fit_replicas(&self, max_replicas: usize) -> Settings {
+        let fits = (max_replicas / (self.ladders * self.replicas)).max(1);
+        Settings { batch: self.batch.min(fits), ..self.clone() }
+    }
+
+    /// These settings with no more puzzles in flight than `backend` holds
+    /// on 9×9 boards (the solver fits larger ones again), and a note to
+    /// the user when the batch shrank.
+    pub fn fit_to(&self, backend: &dyn Backend) -> (Settings, Option<String>) {
+        let classic = self.for_shape(Shape::CLASSIC);
+        let most = backend.max_replicas(Shape::CLASSIC);
+        let fitted = classic.fit_replicas(most).batch;
+        let note = (fitted < self.batch).then(|| {
+            format!(
+                "--batch {} needs {} replicas; {} holds {most}, so {fitted} puzzles run at once",
+                self.batch,
+                self.batch * classic.ladders * classic.replicas,
+                backend.device(),
+            )
+        });
+        (Settings { batch: fitted, ..self.clone() }, note)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_shrink_to_the_replicas_a_device_holds() {
+        let settings = Settings { replicas: 16, ladders: 64, batch: 200, ..Settings::default() };
+        assert_eq!(settings.fit_replicas(103_563).batch, 101);
+        assert_eq!(settings.fit_replicas(usize::MAX).batch, 200);
+        assert_eq!(settings.fit_replicas(10).batch, 1);
+    }
+
+    /// cpu-bits takes one temperature on 9×9 boards and 8 rungs above,
+    /// unless the user sets any part of the ladder; a timeout too large for
+    /// a duration is an error, not a panic.
+    #[test]
+    fn a_backends_ladder_follows_the_board_unless_the_user_sets_one() {
+        let bits = Settings::for_backend(BackendKind::CpuBits);
+        assert_eq!((bits.replicas, bits.t_min, bits.t_max, bits.ladders), (8, 0.45, 1.0, 128));
+        assert_eq!(bits.for_shape(Shape::CLASSIC).ladder().temperatures, vec![0.63]);
+        assert_eq!(bits.for_shape(Shape { n: 16, variant: Variant::Standard }).replicas, 8);
+        let set = Settings::resolve(BackendKind::CpuBits, &Overrides { replicas: Some(4), ..Overrides::default() });
+        let set = set.unwrap();
+        assert_eq!((set.replicas, set.t_min, set.small_boards), (4, 0.45, None));
+        let latin = Overrides { variant: Some(Variant::Latin), ..Overrides::default() };
+        let latin = Settings::resolve(BackendKind::CpuBits, &latin).unwrap();
+        assert_eq!((latin.replicas, latin.t_min, latin.small_boards), (16, 0.3, None));
+        assert_eq!(Settings::default().small_boards, None);
+        for timeout in [2e19, 1e300, -1.0, f64::NAN] {
+            let overrides = Overrides { timeout: Some(timeout), ..Overrides::default() };
+            assert!(matches!(Settings::resolve(BackendKind::Cpu, &overrides), Err(Error::Settings(_))), "{timeout}");
+        }
+    }
+}

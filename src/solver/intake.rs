@@ -1,0 +1,117 @@
+//! The input side of the solver: reads entries, and reduces and builds the
+//! models of many at a time, since a puzzle's model needs nothing of another's.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::checked;
+use crate::error::{Error, Result};
+use crate::grid::Grid;
+use crate::model::Model;
+use crate::outcome::{Outcome, Status};
+use crate::puzzle::Entry;
+use crate::reduce::{check_clues, reduce};
+use crate::settings::Settings;
+
+/// Outcomes waiting for their turn in input order, by sequence number.
+pub(super) type Pending = BTreeMap<u64, (Entry, Outcome)>;
+
+/// A puzzle read and built, on its way to a slot.
+pub(super) struct Ready {
+    pub sequence: u64,
+    pub entry: Entry,
+    pub model: Model,
+    pub prepare_time: Duration,
+}
+
+/// What reduction and model building leave to do for one puzzle.
+enum Prepared {
+    /// Decided without annealing: invalid, or solved by reduction.
+    Decided(Status),
+    Anneal(Model),
+}
+
+fn prepare(puzzle: &Grid, settings: &Settings) -> Prepared {
+    let candidates = match check_clues(puzzle).and_then(|()| reduce(puzzle, settings.reduce)) {
+        Ok(candidates) => candidates,
+        Err(reason) => return Prepared::Decided(Status::Invalid(reason)),
+    };
+    if candidates.fixed.is_complete() {
+        return Prepared::Decided(checked(puzzle, candidates.fixed));
+    }
+    match Model::build(&candidates) {
+        Ok(model) => Prepared::Anneal(model),
+        Err(reason) => Prepared::Decided(Status::Invalid(reason)),
+    }
+}
+
+pub(super) struct Intake<I> {
+    entries: std::iter::Fuse<I>,
+    /// Entries read so far: the next one's sequence number.
+    read: u64,
+    done: bool,
+    /// A read error; it ends the input once the entries before it are finished.
+    error: Option<Error>,
+    /// Puzzles read and built, waiting for a slot, oldest first.
+    pub ready: VecDeque<Ready>,
+}
+
+impl<I: Iterator<Item = Result<Entry>>> Intake<I> {
+    pub fn new(entries: I) -> Intake<I> {
+        Intake { entries: entries.fuse(), read: 0, done: false, error: None, ready: VecDeque::new() }
+    }
+
+    /// Whether more entries may come.
+    pub fn open(&self) -> bool {
+        !self.done && self.error.is_none()
+    }
+
+    /// Whether every entry was read and handed on.
+    pub fn drained(&self) -> bool {
+        self.ready.is_empty() && !self.open()
+    }
+
+    /// The end of the input: the read error that ended it, if any.
+    pub fn finish(&mut self) -> Result<()> {
+        self.error.take().map_or(Ok(()), Err)
+    }
+
+    /// Reads up to `n` entries (serial) and prepares them (in parallel):
+    /// the decided ones go to `pending`, the others to the back of `ready`.
+    pub fn read(&mut self, n: usize, settings: &Settings, pending: &mut Pending) {
+        let mut batch = Vec::with_capacity(n);
+        while batch.len() < n && self.open() {
+            match self.entries.next() {
+                None => self.done = true,
+                Some(Err(err)) => self.error = Some(err),
+                Some(Ok(entry)) => {
+                    batch.push((self.read, entry));
+                    self.read += 1;
+                }
+            }
+        }
+        // `None`: the line is not a puzzle.
+        let prepared: Vec<(Option<Prepared>, Duration)> = batch
+            .par_iter()
+            .map(|(_, entry)| {
+                let start = Instant::now();
+                let prepared = entry.grid.as_ref().ok().map(|puzzle| prepare(puzzle, settings));
+                (prepared, start.elapsed())
+            })
+            .collect();
+        for ((sequence, entry), (prepared, prepare_time)) in batch.into_iter().zip(prepared) {
+            match prepared {
+                None => {
+                    let reason = entry.grid.clone().expect_err("unparsed entries have no puzzle");
+                    pending.insert(sequence, (entry, Outcome::invalid(reason)));
+                }
+                Some(Prepared::Decided(status)) => {
+                    pending.insert(sequence, (entry, Outcome::decided(status, prepare_time)));
+                }
+                Some(Prepared::Anneal(model)) => self.ready.push_back(Ready { sequence, entry, model, prepare_time }),
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Stages 2–5 for a stream of puzzles: reduce → build → anneal with
+//! parallel tempering in a batch of slots → decode → verify, one outcome
+//! per puzzle in input order. Backends are interchangeable.
+//!
+//! `intake.rs` reads and prepares puzzles, `slots.rs` keeps the batch on
+//! the backend; [`solve_stream`] runs the rounds.
+
+mod intake;
+mod slots;
+
+use crate::backend::Backend;
+use crate::decode::verify;
+use crate::error::{Error, Result};
+use crate::grid::Grid;
+use crate::outcome::{Outcome, Status};
+use crate::puzzle::Entry;
+use crate::settings::Settings;
+use intake::{Intake, Pending};
+use slots::Slots;
+
+/// Solves a stream of puzzles, `settings.batch` at a time, and calls `emit`
+/// once per entry in input order, as soon as it and every entry before it
+/// are done. An `Err` from the stream stops reading: the puzzles already
+/// read are finished and emitted, then the error is returned. When
+/// `stop()` turns true (checked every round) the run ends at once: results
+/// that are ready in order are emitted, the rest dropped. `Err` otherwise
+/// only for failures of the backend; an unsolvable or malformed puzzle, or
+/// one the engine failed on, is an `Outcome`.
+pub fn solve_stream(
+    entries: impl Iterator<Item = Result<Entry>>,
+    settings: &Settings,
+    backend: &mut dyn Backend,
+    mut emit: impl FnMut(Entry, Outcome) -> Result<()>,
+    stop: impl Fn() -> bool,
+) -> Result<()> {
+    let mut intake = Intake::new(entries);
+    let mut slots = Slots::new(settings, backend);
+    let mut pending = Pending::new();
+    let mut emitted = 0u64;
+    let mut emit_in_order = |pending: &mut Pending| -> Result<()> {
+        while let Some((entry, outcome)) = pending.remove(&emitted) {
+            emit(entry, outcome)?;
+            emitted += 1;
+        }
+        Ok(())
+    };
+    let mut bank = 0;
+    loop {
+        let stopping = stop();
+        slots.collect(bank, &mut pending)?;
+        // Before reading on, which may wait for input.
+        emit_in_order(&mut pending)?;
+        if stopping {
+            return Ok(());
+        }
+        bank = slots.refill(bank, &mut intake, &mut pending)?;
+        emit_in_order(&mut pending)?;
+        if !slots.submit(bank)? && slots.idle() && intake.drained() {
+            // Nothing anneals, so nothing holds back the pending results: all were emitted.
+            return intake.finish();
+        }
+        bank = slots.next_bank(bank);
+    }
+}
+
+/// [`solve_stream`] that survives a device failure: when the backend fails
+/// with [`Error::Gpu`] (a lost device, a failed dispatch), `fallback` may
+/// offer another backend and its settings, and every puzzle read but not
+/// yet emitted runs again there, then the rest of the stream. Records stay
+/// one per puzzle, in input order.
+pub fn solve_stream_with_fallback(
+    mut entries: impl Iterator<Item = Result<Entry>>,
+    settings: &Settings,
+    backend: &mut dyn Backend,
+    fallback: impl FnOnce(&Error) -> Option<(Box<dyn Backend>, Settings)>,
+    mut emit: impl FnMut(Entry, Outcome) -> Result<()>,
+    stop: impl Fn() -> bool,
+) -> Result<()> {
+    // Puzzles read and not yet emitted, oldest first (emission is in input order).
+    let unfinished = std::cell::RefCell::new(std::collections::VecDeque::new());
+    let tracked = entries.by_ref().inspect(|entry| {
+        if let Ok(entry) = entry {
+            unfinished.borrow_mut().push_back(entry.clone());
+        }
+    });
+    let emit_tracked = |entry, outcome| {
+        unfinished.borrow_mut().pop_front();
+        emit(entry, outcome)
+    };
+    let error = match solve_stream(tracked, settings, backend, emit_tracked, &stop) {
+        Err(error @ Error::Gpu(_)) => error,
+        other => return other,
+    };
+    let Some((mut replacement, replacement_settings)) = fallback(&error) else { return Err(error) };
+    let again = unfinished.into_inner().into_iter().map(Ok).chain(entries);
+    solve_stream(again, &replacement_settings, replacement.as_mut(), emit, stop)
+}
+
+/// Solves one puzzle on its own.
+pub fn solve(puzzle: &Grid, settings: &Settings, backend: &mut dyn Backend) -> Result<Outcome> {
+    let entry = Entry { line: 1, text: puzzle.to_string(), grid: Ok(puzzle.clone()) };
+    let mut result = None;
+    let one = Settings { batch: 1, ..settings.clone() };
+    let keep = |_, outcome| {
+        result = Some(outcome);
+        Ok(())
+    };
+    solve_stream(std::iter::once(Ok(entry)), &one, backend, keep, || false)?;
+    result.ok_or_else(|| Error::Internal("no outcome for the puzzle".into()))
+}
+
+/// A grid reached this far must pass the independent verifier: if it
+/// does not, the engine is broken and nothing may be printed as solved.
+fn checked(puzzle: &Grid, solution: Grid) -> Status {
+    match verify(puzzle, &solution) {
+        Ok(()) => Status::Solved(solution),
+        Err(why) => Status::Failed(format!("the verifier rejected grid {solution}: {why}")),
+    }
+}
