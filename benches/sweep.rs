@@ -34,7 +34,7 @@ fn cpu_sweep_one_thread(c: &mut Criterion) {
     let mut group = c.benchmark_group("cpu_sweep_one_thread");
     group.throughput(Throughput::Elements(SWEEPS as u64 * model.len() as u64));
     for rung in [0, settings.replicas - 1] {
-        let table = problem.thresholds_at(rung);
+        let table = problem.row(rung);
         let mut replica = Replica::new(&cpu, 1, 0);
         // Warm up to the rung's equilibrium so the bench sees typical acceptance.
         (0..2_000).for_each(|s| sweep(&cpu, &mut replica, table, s));
@@ -56,14 +56,7 @@ fn cpu_backend_all_threads(c: &mut Criterion) {
     let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let mut backend = CpuBackend::new();
     let problem = Problem::new(&model, &ladder, 1);
-    backend
-        .configure(Layout {
-            shape: Shape::CLASSIC,
-            slots: 1,
-            replicas_per_slot: settings.replicas,
-            rungs: settings.replicas,
-        })
-        .unwrap();
+    backend.configure(Layout::spins(Shape::CLASSIC, 1, settings.replicas, settings.replicas)).unwrap();
     backend.load(0, &problem).unwrap();
     let rungs: Vec<u32> = (0..settings.replicas as u32).collect();
     backend.sweep(&rungs, &[2_000]).unwrap();
@@ -83,7 +76,7 @@ fn cpu_backends_one_thread(c: &mut Criterion) {
     let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let problem = Problem::new(&model, &ladder, 1);
     let replicas = LADDERS_PER_MASK * settings.replicas;
-    let layout = Layout { shape: Shape::CLASSIC, slots: 1, replicas_per_slot: replicas, rungs: settings.replicas };
+    let layout = Layout::spins(Shape::CLASSIC, 1, replicas, settings.replicas);
     let rungs: Vec<u32> = (0..replicas as u32).map(|r| r % settings.replicas as u32).collect();
     let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let mut group = c.benchmark_group("cpu_backends_one_thread");
@@ -105,7 +98,7 @@ fn cpu_backends_one_thread(c: &mut Criterion) {
 fn cpu_bits_one_temperature(c: &mut Criterion) {
     let model = inkala(Reduce::Clues);
     let ladder = Ladder { temperatures: vec![0.63] };
-    let layout = Layout { shape: Shape::CLASSIC, slots: 1, replicas_per_slot: LADDERS_PER_MASK, rungs: 1 };
+    let layout = Layout::spins(Shape::CLASSIC, 1, LADDERS_PER_MASK, 1);
     let rungs = vec![0; LADDERS_PER_MASK];
     let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let mut backend = BitslicedBackend::new();
@@ -145,7 +138,7 @@ fn gpu_sweep(c: &mut Criterion) {
             let model = inkala(mode);
             let problem = Problem::new(&model, ladder, 1);
             let slots = replicas.div_ceil(1024);
-            let layout = Layout { shape: Shape::CLASSIC, slots, replicas_per_slot: replicas / slots, rungs };
+            let layout = Layout::spins(Shape::CLASSIC, slots, replicas / slots, rungs);
             gpu.configure(layout).unwrap();
             (0..slots).for_each(|slot| gpu.load(slot, &problem).unwrap());
             let rung_of_replica: Vec<u32> = (0..replicas as u32).map(|r| r % rungs as u32).collect();

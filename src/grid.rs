@@ -174,6 +174,12 @@ impl Geometry {
         (self.solved[cell] as usize + digit) % self.n
     }
 
+    /// Colour of a cell, for cell moves: `S[cell]`. The cells of a unit
+    /// hold every digit of S once, so two cells of one colour share no unit.
+    pub fn cell_colour(&self, cell: usize) -> usize {
+        self.solved[cell] as usize
+    }
+
     /// `r3c7` style name of a cell, 1-based as people write it.
     pub fn cell_name(&self, cell: usize) -> String {
         format!("r{}c{}", cell / self.n + 1, cell % self.n + 1)

@@ -14,6 +14,7 @@
 pub mod backend;
 pub mod bench;
 pub mod decode;
+pub mod dynamics;
 pub mod error;
 pub mod export;
 pub mod grid;

@@ -15,6 +15,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice};
 use sudoku_anneal::backend::kind::Defaults;
 use sudoku_anneal::backend::Backend;
+use sudoku_anneal::dynamics::{Moves, WeightRule};
 use sudoku_anneal::grid::Variant;
 use sudoku_anneal::puzzle::{count_puzzles, entries, parse_grid, Entry};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
@@ -90,6 +91,19 @@ struct SettingsArgs {
     /// Time budget per puzzle in seconds (0: none).
     #[arg(long, default_value_t = TIMEOUT_SECONDS)]
     timeout: f64,
+    #[arg(long, value_enum, help = per_backend("How a sweep updates a replica: single spins (the plain model), or whole cells kept one-hot (heat bath)", |d| format!("{:?}", d.moves).to_lowercase()))]
+    moves: Option<Moves>,
+    #[arg(long, value_enum, help = per_backend("Unit constraint weights: all 1 (the plain model), or per replica, grown on violated units (cell moves only)", |d| format!("{:?}", d.weights).to_lowercase()))]
+    weights: Option<WeightRule>,
+    /// Adaptive weights: the weight units start at and relax toward [default: 2].
+    #[arg(long)]
+    weight_base: Option<u8>,
+    /// Adaptive weights: the most a unit may weigh [default: 16].
+    #[arg(long)]
+    weight_cap: Option<u8>,
+    /// Adaptive weights: sweeps between two relaxations of every weight above the base [default: 5].
+    #[arg(long)]
+    relax_every: Option<u32>,
     #[command(flatten)]
     model: ModelArgs,
 }
@@ -234,6 +248,11 @@ impl SettingsArgs {
             seed: Some(self.seed),
             reduce: Some(self.model.reduce),
             variant: Some(self.model.variant),
+            moves: self.moves,
+            weights: self.weights,
+            weight_base: self.weight_base,
+            weight_cap: self.weight_cap,
+            relax_every: self.relax_every,
         }
     }
 

@@ -22,6 +22,8 @@ struct JsonRecord<'a> {
     status: &'static str,
     solution: Option<String>,
     sweeps: u64,
+    /// Spin-update attempts over all the puzzle's replicas.
+    attempts: u64,
     seconds: f64,
     backend: &'a str,
     error: Option<String>,
@@ -49,6 +51,7 @@ pub fn record(format: Format, entry: &Entry, outcome: &Outcome, backend: &str) -
                 status,
                 solution,
                 sweeps: outcome.sweeps,
+                attempts: outcome.attempts,
                 seconds: outcome.seconds,
                 backend,
                 error,

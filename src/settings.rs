@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::backend::kind::BackendKind;
 use crate::backend::Backend;
+use crate::dynamics::{AdaptiveWeights, Dynamics, Moves, WeightRule, Weights};
 use crate::error::{Error, Result};
 use crate::grid::{Shape, Variant};
 use crate::reduce::Reduce;
@@ -34,6 +35,8 @@ pub struct Settings {
     pub reduce: Reduce,
     /// The rules; the size follows from each puzzle line's length.
     pub variant: Variant,
+    pub moves: Moves,
+    pub weights: Weights,
     /// The geometric ladder for boards of order 9 or less where it differs
     /// from the one above; `None`: one ladder for every board.
     pub small_boards: Option<GeometricLadder>,
@@ -63,6 +66,11 @@ pub struct Overrides {
     pub seed: Option<u64>,
     pub reduce: Option<Reduce>,
     pub variant: Option<Variant>,
+    pub moves: Option<Moves>,
+    pub weights: Option<WeightRule>,
+    pub weight_base: Option<u8>,
+    pub weight_cap: Option<u8>,
+    pub relax_every: Option<u32>,
 }
 
 /// The sweep budget per puzzle where the user sets none.
@@ -118,6 +126,20 @@ impl Settings {
                     Error::Settings(format!("--timeout must be a number of seconds >= 0, not {seconds}"))
                 })?),
             };
+        let weights = match o.weights.unwrap_or(defaults.weights) {
+            WeightRule::Fixed if o.weight_base.or(o.weight_cap).is_some() || o.relax_every.is_some() => {
+                return Err(Error::Settings(
+                    "--weight-base, --weight-cap and --relax-every need --weights adaptive".into(),
+                ))
+            }
+            WeightRule::Fixed => Weights::Fixed,
+            WeightRule::Adaptive => Weights::Adaptive(AdaptiveWeights {
+                base: o.weight_base.unwrap_or(AdaptiveWeights::DEFAULT.base),
+                cap: o.weight_cap.unwrap_or(AdaptiveWeights::DEFAULT.cap),
+                relax_every: o.relax_every.unwrap_or(AdaptiveWeights::DEFAULT.relax_every),
+            }),
+        };
+        let moves = o.moves.unwrap_or(defaults.moves);
         let settings = Settings {
             replicas: explicit.map_or(o.replicas.unwrap_or(large.replicas), Vec::len),
             ladders: o.ladders.unwrap_or(defaults.ladders),
@@ -132,10 +154,22 @@ impl Settings {
             seed: o.seed.unwrap_or(0),
             reduce: o.reduce.unwrap_or_default(),
             variant,
+            moves,
+            weights,
             small_boards: (!ladder_set && defaults.small_boards != large).then_some(defaults.small_boards),
         };
         settings.validate()?;
+        if !kind.runs(settings.dynamics()) {
+            return Err(Error::Settings(format!(
+                "the {} backend runs single-spin moves on the plain model only (--moves spin --weights fixed)",
+                kind.name()
+            )));
+        }
         Ok(settings)
+    }
+
+    pub fn dynamics(&self) -> Dynamics {
+        Dynamics { moves: self.moves, weights: self.weights }
     }
 
     pub fn validate(&self) -> Result<()> {
@@ -168,6 +202,17 @@ impl Settings {
         }
         if self.exchange_every < 1 {
             return fail("--exchange-every must be at least 1");
+        }
+        if let Weights::Adaptive(rule) = self.weights {
+            if self.moves != Moves::Cell {
+                return fail("--weights adaptive needs --moves cell");
+            }
+            if rule.base < 1 || rule.cap < rule.base {
+                return fail("adaptive weights must satisfy 1 <= --weight-base <= --weight-cap");
+            }
+            if rule.relax_every < 1 {
+                return fail("--relax-every must be at least 1");
+            }
         }
         match self.small_boards {
             Some(_) => self.for_shape(Shape { n: SMALL_BOARD_ORDER, variant: self.variant }).validate(),

@@ -22,7 +22,7 @@ fn assert_books_balance(model: &Model, backend: &mut dyn Backend) {
     let ladder = Ladder::geometric(5, 1.0, 1.1);
     let (rungs, ladders) = (ladder.rungs(), 70);
     let per_slot = rungs * ladders;
-    backend.configure(Layout { shape: model.fixed.shape, slots: 2, replicas_per_slot: per_slot, rungs }).unwrap();
+    backend.configure(Layout::spins(model.fixed.shape, 2, per_slot, rungs)).unwrap();
     for (slot, seed) in [(0, 3), (1, 4)] {
         backend.load(slot, &Problem::new(model, &ladder, seed)).unwrap();
     }
@@ -72,7 +72,7 @@ fn every_ladder_starts_from_its_own_random_state() {
 fn assert_starts_random(model: &Model, ladder: &Ladder, ladders: usize, backend: &mut dyn Backend) {
     let (rungs, shape) = (ladder.rungs(), model.fixed.shape);
     let (n, variant, name) = (shape.n, shape.variant, backend.name());
-    backend.configure(Layout { shape, slots: 1, replicas_per_slot: rungs * ladders, rungs }).unwrap();
+    backend.configure(Layout::spins(shape, 1, rungs * ladders, rungs)).unwrap();
     backend.load(0, &Problem::new(model, ladder, 5)).unwrap();
     let in_place: Vec<u32> = (0..ladders).flat_map(|_| 0..rungs as u32).collect();
     let energies = backend.sweep(&in_place, &[0]).unwrap();

@@ -61,7 +61,7 @@ fn assert_twins(engine: Engine, models: [&Model; 3], rounds: u32, counts: (u32, 
     let mut twin = twin(engine);
     let cpu = twin.as_mut();
     let ladder = Ladder::geometric(RUNGS, 0.3, 3.0);
-    let layout = Layout { shape: models[0].fixed.shape, slots: 2, replicas_per_slot: PER_SLOT, rungs: RUNGS };
+    let layout = Layout::spins(models[0].fixed.shape, 2, PER_SLOT, RUNGS);
     let mut exchanges: Vec<Exchange> =
         (0..2 * PER_SLOT as u32 / RUNGS as u32).map(|i| Exchange::new(&ladder, 42, i)).collect();
     for backend in [&mut *cpu, &mut gpu as &mut dyn Backend] {

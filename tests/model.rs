@@ -189,7 +189,7 @@ fn cpu_sweep_keeps_totals_and_energy_in_step_with_the_model() {
         for rung in 0..3 {
             let mut replica = Replica::new(&cpu, 9, rung as u32);
             for s in 0..200 {
-                sweep(&cpu, &mut replica, problem.thresholds_at(rung), s);
+                sweep(&cpu, &mut replica, problem.row(rung), s);
             }
             assert_eq!(replica.energy, m.energy(&replica.spins));
             let full = m.full_assignment(&replica.spins);

@@ -4,6 +4,7 @@
 use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
 use sudoku_anneal::backend::cpu::bits::Bits32Backend;
 use sudoku_anneal::backend::{cpu::CpuBackend, Backend, Layout, Problem};
+use sudoku_anneal::dynamics::{Dynamics, Moves, Weights};
 use sudoku_anneal::grid::Variant;
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::parse_grid;
@@ -32,16 +33,43 @@ fn tiny_latin_square() -> Model {
     Model::build(&reduce(&puzzle, Reduce::None).unwrap()).unwrap()
 }
 
-/// Exact P(E) at temperature t by enumeration.
-fn exact_energy_distribution(model: &Model, t: f64, max_energy: usize) -> Vec<f64> {
+/// Every state of the model's free spins (2^18 for the tiny models).
+fn all_states(model: &Model) -> Vec<Vec<u8>> {
     let n = model.len();
-    let mut weights = vec![0.0; max_energy + 1];
-    let mut x = vec![0u8; n];
-    for state in 0u32..1 << n {
-        for (i, bit) in x.iter_mut().enumerate() {
-            *bit = (state >> i & 1) as u8;
+    (0u32..1 << n).map(|state| (0..n).map(|i| (state >> i & 1) as u8).collect()).collect()
+}
+
+/// The states cell moves visit: every free cell holds exactly one of its
+/// candidates (9² for the tiny Sudoku, 3⁶ for the tiny Latin square).
+fn one_hot_states(model: &Model) -> Vec<Vec<u8>> {
+    let mut cells: Vec<Vec<usize>> = Vec::new();
+    for (i, spin) in model.spins.iter().enumerate() {
+        match cells.iter_mut().find(|c| model.spins[c[0]].cell == spin.cell) {
+            Some(cell) => cell.push(i),
+            None => cells.push(vec![i]),
         }
-        let e = model.energy(&x) as usize;
+    }
+    let mut states = vec![vec![0u8; model.len()]];
+    for cell in &cells {
+        states = states
+            .iter()
+            .flat_map(|state| {
+                cell.iter().map(move |&i| {
+                    let mut next = state.clone();
+                    next[i] = 1;
+                    next
+                })
+            })
+            .collect();
+    }
+    states
+}
+
+/// Exact P(E) at temperature t over `states`.
+fn exact_energy_distribution(model: &Model, states: &[Vec<u8>], t: f64, max_energy: usize) -> Vec<f64> {
+    let mut weights = vec![0.0; max_energy + 1];
+    for x in states {
+        let e = model.energy(x) as usize;
         weights[e.min(max_energy)] += (-(e as f64) / t).exp();
     }
     let total: f64 = weights.iter().sum();
@@ -52,7 +80,7 @@ fn exact_energy_distribution(model: &Model, t: f64, max_energy: usize) -> Vec<f6
 fn tempering_samples_the_boltzmann_distribution_at_every_rung() {
     for model in [tiny_sudoku(), tiny_latin_square()] {
         assert_eq!(model.len(), 18);
-        assert_samples_boltzmann(&model, &mut CpuBackend::new(), 1, 60_000);
+        assert_samples_boltzmann(&model, &mut CpuBackend::new(), Dynamics::default(), 1, 60_000);
     }
 }
 
@@ -60,7 +88,13 @@ fn tempering_samples_the_boltzmann_distribution_at_every_rung() {
 #[test]
 fn bitsliced_tempering_samples_the_boltzmann_distribution_at_every_rung() {
     for model in [tiny_sudoku(), tiny_latin_square()] {
-        assert_samples_boltzmann(&model, &mut BitslicedBackend::new(), LADDERS_PER_MASK + 6, 1_000);
+        assert_samples_boltzmann(
+            &model,
+            &mut BitslicedBackend::new(),
+            Dynamics::default(),
+            LADDERS_PER_MASK + 6,
+            1_000,
+        );
     }
 }
 
@@ -69,15 +103,29 @@ fn bitsliced_tempering_samples_the_boltzmann_distribution_at_every_rung() {
 #[test]
 fn bits32_tempering_samples_the_boltzmann_distribution_at_every_rung() {
     for model in [tiny_sudoku(), tiny_latin_square()] {
-        assert_samples_boltzmann(&model, &mut Bits32Backend::new(), 33, 4_000);
+        assert_samples_boltzmann(&model, &mut Bits32Backend::new(), Dynamics::default(), 33, 4_000);
     }
 }
 
-fn assert_samples_boltzmann(model: &Model, backend: &mut dyn Backend, ladders: usize, rounds: u32) {
+/// Cell moves at fixed weights sample the model's Boltzmann distribution
+/// restricted to one-hot cells, at every rung of a ladder with exchange.
+#[test]
+fn cell_moves_sample_the_boltzmann_distribution_of_one_hot_states() {
+    let cells = Dynamics { moves: Moves::Cell, weights: Weights::Fixed };
+    for model in [tiny_sudoku(), tiny_latin_square()] {
+        assert_samples_boltzmann(&model, &mut CpuBackend::new(), cells, 2, 60_000);
+    }
+}
+
+fn assert_samples_boltzmann(model: &Model, backend: &mut dyn Backend, dynamics: Dynamics, ladders: usize, rounds: u32) {
     let ladder = Ladder::geometric(4, 1.0, 3.0);
     let rungs = ladder.rungs();
-    let problem = Problem::new(model, &ladder, 5);
-    let layout = Layout { shape: model.fixed.shape, slots: 1, replicas_per_slot: ladders * rungs, rungs };
+    let problem = Problem::with_dynamics(model, &ladder, 5, dynamics);
+    let states = match dynamics.moves {
+        Moves::Spin => all_states(model),
+        Moves::Cell => one_hot_states(model),
+    };
+    let layout = Layout { shape: model.fixed.shape, slots: 1, replicas_per_slot: ladders * rungs, rungs, dynamics };
     backend.configure(layout).unwrap();
     backend.load(0, &problem).unwrap();
     let mut exchanges: Vec<Exchange> = (0..ladders as u32).map(|index| Exchange::new(&ladder, 5, index)).collect();
@@ -99,13 +147,13 @@ fn assert_samples_boltzmann(model: &Model, backend: &mut dyn Backend, ladders: u
     }
     let samples = rounds as f64 * ladders as f64;
     for (rung, &t) in ladder.temperatures.iter().enumerate() {
-        let exact = exact_energy_distribution(model, t, MAX_E);
+        let exact = exact_energy_distribution(model, &states, t, MAX_E);
         let total_variation: f64 =
             histogram[rung].iter().zip(&exact).map(|(&count, &p)| (count as f64 / samples - p).abs()).sum::<f64>()
                 / 2.0;
         assert!(
             total_variation < 0.02,
-            "{:?}, rung {rung} (T = {t:.2}): total variation {total_variation:.4}",
+            "{:?}, {dynamics:?}, rung {rung} (T = {t:.2}): total variation {total_variation:.4}",
             model.fixed.shape
         );
     }

@@ -1,6 +1,7 @@
 //! Integration tests, one file per topic (ripgrep's layout).
 
 mod bitsliced;
+mod cells;
 mod cli;
 mod cpu_vs_gpu;
 mod faults;

@@ -13,6 +13,7 @@ use super::cpu::CpuBackend;
 use super::gpu::kernel::Engine;
 use super::gpu::{AdapterChoice, GpuBackend};
 use super::Backend;
+use crate::dynamics::{Dynamics, Moves, WeightRule};
 use crate::error::Result;
 use crate::grid::Variant;
 use crate::settings::{default_temperatures, GeometricLadder};
@@ -39,6 +40,8 @@ pub struct Defaults {
     pub ladders: usize,
     pub batch: Batch,
     pub exchange_every: u32,
+    pub moves: Moves,
+    pub weights: WeightRule,
     /// The ladder on boards of side 9 and less, and on larger ones.
     pub small_boards: GeometricLadder,
     pub large_boards: GeometricLadder,
@@ -116,6 +119,16 @@ impl BackendKind {
         }
     }
 
+    /// Whether it runs `dynamics`: the bit-sliced backends keep every
+    /// replica of a word on one arithmetic path, single-spin moves on the
+    /// plain model.
+    pub fn runs(self, dynamics: Dynamics) -> bool {
+        match self {
+            BackendKind::Cpu | BackendKind::Gpu => true,
+            BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => dynamics == Dynamics::default(),
+        }
+    }
+
     pub fn is_gpu(self) -> bool {
         matches!(self, BackendKind::Gpu | BackendKind::GpuBits)
     }
@@ -161,7 +174,8 @@ impl BackendKind {
             BackendKind::GpuBits => (1024, Batch::Puzzles(64), 20),
             BackendKind::Bits32 => (1024, Batch::OnePerThread, 20),
         };
-        Defaults { ladders, batch, exchange_every, small_boards, large_boards }
+        let (moves, weights) = (Moves::Spin, WeightRule::Fixed);
+        Defaults { ladders, batch, exchange_every, moves, weights, small_boards, large_boards }
     }
 }
 

@@ -26,6 +26,7 @@ pub mod tables;
 
 use std::ops::Range;
 
+use crate::dynamics::{heat_bath_len, heat_bath_rows, Dynamics, Moves, Weights};
 use crate::error::Result;
 use crate::grid::Shape;
 use crate::model::Model;
@@ -33,43 +34,79 @@ use crate::tempering::Ladder;
 use kind::BackendKind;
 
 /// Shape of a batch: `slots` puzzles of one board `shape`,
-/// `replicas_per_slot` replicas each, on ladders of `rungs` temperatures.
+/// `replicas_per_slot` replicas each, on ladders of `rungs` temperatures,
+/// all swept by `dynamics`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
     pub shape: Shape,
     pub slots: usize,
     pub replicas_per_slot: usize,
     pub rungs: usize,
+    pub dynamics: Dynamics,
 }
 
 impl Layout {
     pub fn replicas(&self) -> usize {
         self.slots * self.replicas_per_slot
     }
+
+    /// The layout of `slots` slots of `replicas_per_slot` replicas on a
+    /// ladder of `rungs`, with single-spin moves on the plain model.
+    pub fn spins(shape: Shape, slots: usize, replicas_per_slot: usize, rungs: usize) -> Layout {
+        Layout { shape, slots, replicas_per_slot, rungs, dynamics: Dynamics::default() }
+    }
 }
 
-/// One puzzle to anneal: its model, its ladder's thresholds, and the seed.
+/// One puzzle to anneal: its model, how, its ladder's tables, and the seed.
 #[derive(Debug, Clone)]
 pub struct Problem<'a> {
     pub model: &'a Model,
-    /// `thresholds[rung * table_len + ΔE]` for the layout's rungs: accept an
-    /// uphill move when a random u32 is below it.
-    pub thresholds: Vec<u32>,
+    pub dynamics: Dynamics,
+    /// `table[rung * table_len + x]` for the layout's rungs. Spin moves:
+    /// accept an uphill move of ΔE = x when a random u32 is below it
+    /// (`Ladder::thresholds`). Cell moves: the heat-bath weight of a
+    /// candidate x above the cell's lowest (`dynamics::heat_bath_rows`).
+    pub table: Vec<u32>,
     pub table_len: usize,
     pub seed: u64,
 }
 
 impl<'a> Problem<'a> {
+    /// Single-spin moves on the plain model.
     pub fn new(model: &'a Model, ladder: &Ladder, seed: u64) -> Problem<'a> {
-        // No flip changes the energy by more than the largest |field| a spin can see.
-        let table_len = model.max_abs_field() as usize + 1;
-        Problem { model, thresholds: ladder.thresholds(table_len), table_len, seed }
+        Problem::with_dynamics(model, ladder, seed, Dynamics::default())
     }
 
-    /// Rung `rung`'s row of the threshold table.
-    pub fn thresholds_at(&self, rung: usize) -> &[u32] {
-        &self.thresholds[rung * self.table_len..(rung + 1) * self.table_len]
+    pub fn with_dynamics(model: &'a Model, ladder: &Ladder, seed: u64, dynamics: Dynamics) -> Problem<'a> {
+        let (table, table_len) = match dynamics.moves {
+            Moves::Spin => {
+                // No flip changes the energy by more than the largest |field| a spin can see.
+                let len = model.max_abs_field() as usize + 1;
+                (ladder.thresholds(len), len)
+            }
+            Moves::Cell => {
+                let len = heat_bath_len(ladder, cell_energy_spread(model, dynamics.weights));
+                (heat_bath_rows(ladder, len), len)
+            }
+        };
+        Problem { model, dynamics, table, table_len, seed }
     }
+
+    /// Rung `rung`'s row of the table.
+    pub fn row(&self, rung: usize) -> &[u32] {
+        &self.table[rung * self.table_len..(rung + 1) * self.table_len]
+    }
+}
+
+/// One more than the most a cell's candidates' energies can differ by:
+/// each of a candidate's units adds w(2t − 1), between −w and w(2n − 1).
+fn cell_energy_spread(model: &Model, weights: Weights) -> usize {
+    let geometry = model.geometry();
+    let heaviest = match weights {
+        Weights::Fixed => 1,
+        Weights::Adaptive(rule) => rule.cap.max(rule.base) as usize,
+    };
+    (geometry.spin_width - 1) * heaviest * 2 * geometry.n + 1
 }
 
 pub trait Backend {
@@ -105,7 +142,10 @@ pub trait Backend {
     fn submit(&mut self, slots: Range<usize>, rung_of_replica: &[u32], counts: &[u32]) -> Result<()>;
 
     /// Waits for the submission on `slots` and returns the energies of
-    /// their replicas (those of slots that ran no sweeps are unspecified).
+    /// their replicas (those of slots that ran no sweeps are unspecified):
+    /// the energy the dynamics anneals and exchange compares, the model's
+    /// with fixed weights, Σ_k w_k (1 − t_k)² with adaptive ones; 0 exactly
+    /// where the replica is a solution, either way.
     fn energies(&mut self, slots: Range<usize>) -> Result<Vec<i32>>;
 
     /// Whether [`submit`](Backend::submit) returns before the sweeps are
@@ -123,4 +163,10 @@ pub trait Backend {
 
     /// The free-spin states of some replicas (global indices), in one readback.
     fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>>;
+
+    /// The unit constraints' weights of some replicas (global indices),
+    /// where the dynamics adapts them; empty elsewhere. For the twin tests.
+    fn weights(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
+        Ok(vec![Vec::new(); replicas.len()])
+    }
 }

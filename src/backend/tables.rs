@@ -51,3 +51,106 @@ impl SpinTable {
         self.spin_constraints.chunks_exact(self.width)
     }
 }
+
+/// The free cells of a model and their candidates, the way cell moves
+/// read them: cells grouped by colour class (no two cells of a class share
+/// a unit), each with its candidate digits in increasing order and, for
+/// each candidate, the unit constraints it lies in.
+#[derive(Debug, Clone, Default)]
+pub struct CellTable {
+    /// Board index of each free cell, in sweep order.
+    pub cells: Vec<u16>,
+    /// Class `c` is `cells[class_start[c]..class_start[c + 1]]`.
+    pub class_start: Vec<u32>,
+    /// Cell `i`'s candidates are `candidate_start[i]..candidate_start[i + 1]`.
+    pub candidate_start: Vec<u32>,
+    /// Each candidate's digit (0-based) and its index among the model's free spins.
+    pub digits: Vec<u8>,
+    pub spins: Vec<u32>,
+    /// `unit_width` unit constraints per candidate, padded with `padding`
+    /// (spins off the diagonals), whose total and weight stay 0.
+    pub units: Vec<u16>,
+    pub unit_width: usize,
+    /// The first unit constraint (those of the cells come first).
+    pub first_unit: u16,
+    pub padding: u16,
+    /// Constraint totals of the fixed cells, the padding's (0) last.
+    pub fixed_ones: Vec<u8>,
+}
+
+impl CellTable {
+    pub fn new(model: &Model) -> CellTable {
+        let geometry = model.geometry();
+        let padding = geometry.constraints as u16;
+        let unit_width = geometry.spin_width - 1;
+        let mut by_cell: Vec<Vec<(u8, u32)>> = vec![Vec::new(); geometry.cells];
+        for (i, s) in model.spins.iter().enumerate() {
+            by_cell[s.cell as usize].push((s.digit as u8, i as u32));
+        }
+        let mut free: Vec<usize> = (0..geometry.cells).filter(|&c| !by_cell[c].is_empty()).collect();
+        free.sort_by_key(|&cell| geometry.cell_colour(cell));
+        let mut class_start = vec![0u32; geometry.n + 1];
+        for &cell in &free {
+            class_start[geometry.cell_colour(cell) + 1] += 1;
+        }
+        for c in 0..geometry.n {
+            class_start[c + 1] += class_start[c];
+        }
+        let mut table = CellTable {
+            cells: free.iter().map(|&c| c as u16).collect(),
+            class_start,
+            candidate_start: vec![0],
+            unit_width,
+            first_unit: geometry.cells as u16,
+            padding,
+            fixed_ones: model.fixed_ones.iter().copied().chain([0]).collect(),
+            ..CellTable::default()
+        };
+        for &cell in &free {
+            let mut candidates = by_cell[cell].clone();
+            candidates.sort_unstable();
+            for (digit, spin) in candidates {
+                table.digits.push(digit);
+                table.spins.push(spin);
+                let first = table.units.len();
+                table.units.extend(geometry.constraints_of(cell, digit as usize).skip(1).map(|k| k as u16));
+                table.units.resize(first + unit_width, padding);
+            }
+            table.candidate_start.push(table.digits.len() as u32);
+        }
+        table
+    }
+
+    /// Free cells.
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// The candidates of free cell `i`.
+    pub fn candidates(&self, i: usize) -> std::ops::Range<usize> {
+        self.candidate_start[i] as usize..self.candidate_start[i + 1] as usize
+    }
+
+    /// The unit constraints: after the cells', before the padding.
+    pub fn unit_constraints(&self) -> std::ops::Range<usize> {
+        self.first_unit as usize..self.padding as usize
+    }
+
+    /// The unit constraints of candidate `j`, padding included.
+    pub fn units_of(&self, j: usize) -> &[u16] {
+        &self.units[j * self.unit_width..(j + 1) * self.unit_width]
+    }
+
+    /// The model's free-spin state of a choice of one candidate per cell.
+    pub fn spins_of(&self, choice: &[u8], spins: usize) -> Vec<u8> {
+        let mut state = vec![0; spins];
+        for (i, &c) in choice.iter().enumerate() {
+            state[self.spins[self.candidate_start[i] as usize + c as usize] as usize] = 1;
+        }
+        state
+    }
+}

@@ -134,12 +134,9 @@ impl<'a> Slots<'a> {
         let per_slot = self.per_slot();
         // Slots in use: fewer than the batch when a large board's replicas exceed the device's buffers.
         let usable = self.shaped.fit_replicas(self.backend.max_replicas(shape)).batch;
-        self.backend.configure(Layout {
-            shape,
-            slots: usable,
-            replicas_per_slot: per_slot,
-            rungs: self.shaped.replicas,
-        })?;
+        let rungs = self.shaped.replicas;
+        let dynamics = self.shaped.dynamics();
+        self.backend.configure(Layout { shape, slots: usable, replicas_per_slot: per_slot, rungs, dynamics })?;
         self.configured = Some(shape);
         self.rung_of_replica = vec![0; self.settings.batch * per_slot];
         self.banks = split(usable, self.backend.overlaps_host_work());
@@ -149,7 +146,7 @@ impl<'a> Slots<'a> {
 
     fn load(&mut self, slot: usize, Ready { sequence, entry, model, prepare_time }: Ready) -> Result<()> {
         let (ladder, seed) = (&self.ladder, self.shaped.seed);
-        self.backend.load(slot, &Problem::new(&model, ladder, seed))?;
+        self.backend.load(slot, &Problem::with_dynamics(&model, ladder, seed, self.shaped.dynamics()))?;
         // A one-rung ladder has nothing to exchange: its replicas stay at rung 0.
         let exchanges = match ladder.rungs() {
             1 => Vec::new(),

@@ -354,7 +354,7 @@ impl Backend for BitslicedBackend {
         let table = SpinTable::new(problem.model);
         let geometry = problem.model.geometry();
         let planes = if geometry.n < 16 { 4 } else { 5 };
-        let tables = (0..layout.rungs).map(|rung| RungTables::new(problem.thresholds_at(rung))).collect();
+        let tables = (0..layout.rungs).map(|rung| RungTables::new(problem.row(rung))).collect();
         let groups = (0..layout.rungs * masks)
             .map(|g| Group::random(&table, planes, stream_key(problem.seed, g as u32)))
             .collect();

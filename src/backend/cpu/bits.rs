@@ -250,7 +250,7 @@ impl Backend for Bits32Backend {
             sums: exact_sum_planes(table.width, n),
             table,
             planes,
-            thresholds: problem.thresholds.clone(),
+            thresholds: problem.table.clone(),
             table_len: problem.table_len,
             words,
             streams,

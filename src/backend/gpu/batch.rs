@@ -260,8 +260,7 @@ impl Batch {
         if model.fixed.shape != layout.shape {
             return Err(Error::Internal(format!("a {:?} puzzle in a {:?} batch", model.fixed.shape, layout.shape)));
         }
-        if problem.table_len > kernel.table_len as usize || problem.thresholds.len() != layout.rungs * problem.table_len
-        {
+        if problem.table_len > kernel.table_len as usize || problem.table.len() != layout.rungs * problem.table_len {
             return Err(Error::Internal(format!("threshold table of {} rows × {}", layout.rungs, problem.table_len)));
         }
         // Keep in sync: `spin_data` in common.wgsl.
@@ -295,7 +294,7 @@ impl Batch {
         let batch = self;
         let spin_data_offset = slot * (kernel.max_spins * kernel.spin_vecs * 4) as usize;
         batch.uploads.add(Destination::SpinData, spin_data_offset, bytemuck::cast_slice(&spin_data));
-        batch.uploads.add(Destination::Thresholds, slot * batch.threshold_stride as usize, &problem.thresholds);
+        batch.uploads.add(Destination::Thresholds, slot * batch.threshold_stride as usize, &problem.table);
         batch.uploads.add(Destination::InitialTotals, slot * kernel.totals as usize, &initial_totals);
         batch.slots[slot] = info;
         batch.free_spins[slot] = model.spins.clone();

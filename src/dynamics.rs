@@ -1,0 +1,129 @@
+//! What one sweep does to a replica: the move set and the constraint
+//! weights (`--moves`, `--weights`), and the per-rung tables each move
+//! set reads. docs/DESIGN.md §4 gives the rules and why.
+//!
+//! - `spin` moves: every free spin in turn proposes a flip, accepted by
+//!   Metropolis. The plain model, for comparing Ising machines.
+//! - `cell` moves: every free cell always holds exactly one candidate
+//!   digit, and is updated as a whole by a heat-bath draw over its
+//!   candidates. Cells of one colour class share no unit, so a class
+//!   updates at once.
+//! - `adaptive` weights (cell moves only): each replica carries an integer
+//!   weight on every unit constraint; after each sweep every violated unit
+//!   gains 1 (up to a cap), and every `relax_every` sweeps every weight
+//!   above the base loses 1. All weights are at least 1, so energy 0 still
+//!   means solved.
+
+use crate::tempering::Ladder;
+
+/// How a sweep updates a replica.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Moves {
+    /// Single-spin Metropolis on the plain model.
+    #[default]
+    Spin,
+    /// Cells kept one-hot, each updated by a heat-bath draw over its candidates.
+    Cell,
+}
+
+/// `--weights`: the rule, without its parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum WeightRule {
+    /// Every constraint weighs 1: the plain model.
+    Fixed,
+    /// Per replica, grown on violated units and relaxed toward the base (cell moves only).
+    Adaptive,
+}
+
+/// The weights of the unit constraints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Weights {
+    /// Every constraint weighs 1: the plain model.
+    Fixed,
+    /// Per replica, grown on violated units and relaxed toward the base.
+    Adaptive(AdaptiveWeights),
+}
+
+/// The rule of adaptive weights: start at `base`, +1 on every violated unit
+/// after each sweep up to `cap`, −1 on every weight above `base` every
+/// `relax_every` sweeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct AdaptiveWeights {
+    pub base: u8,
+    pub cap: u8,
+    pub relax_every: u32,
+}
+
+impl AdaptiveWeights {
+    /// The prototype's rule (docs/DESIGN.md §4).
+    pub const DEFAULT: AdaptiveWeights = AdaptiveWeights { base: 2, cap: 16, relax_every: 5 };
+}
+
+impl Weights {
+    /// The weight every unit starts at.
+    pub fn initial(self) -> u8 {
+        match self {
+            Weights::Fixed => 1,
+            Weights::Adaptive(rule) => rule.base,
+        }
+    }
+}
+
+/// The move set and the weights together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Dynamics {
+    pub moves: Moves,
+    pub weights: Weights,
+}
+
+impl Default for Dynamics {
+    /// The plain model with single-spin moves.
+    fn default() -> Dynamics {
+        Dynamics { moves: Moves::Spin, weights: Weights::Fixed }
+    }
+}
+
+/// Heat-bath weights are fixed point, the lowest candidate's at this scale:
+/// with at most 25 candidates their sum stays below 2³¹.
+pub const HEAT_BATH_ONE: u32 = 1 << 24;
+
+/// The heat-bath rows of `ladder`, `len` entries per rung: entry x is
+/// `HEAT_BATH_ONE · exp(−x/T)`, rounded, for a candidate whose energy lies
+/// x above the cell's lowest; an x past the row's end weighs 0 (the row
+/// is long enough for every x with a nonzero weight, or for every x a
+/// puzzle can produce).
+pub fn heat_bath_rows(ladder: &Ladder, len: usize) -> Vec<u32> {
+    let mut rows = Vec::with_capacity(ladder.rungs() * len);
+    for &t in &ladder.temperatures {
+        rows.extend((0..len).map(|x| (HEAT_BATH_ONE as f64 * (-(x as f64) / t).exp()).round() as u32));
+    }
+    rows
+}
+
+/// Entries of a heat-bath row: up to the first weight that rounds to 0 at
+/// the ladder's hottest rung, but never more than `most` (the largest x a
+/// puzzle can produce, plus 1).
+pub fn heat_bath_len(ladder: &Ladder, most: usize) -> usize {
+    let hottest = ladder.temperatures.iter().copied().fold(0.0, f64::max);
+    let weight = |x: usize| (HEAT_BATH_ONE as f64 * (-(x as f64) / hottest).exp()).round();
+    (1..most).find(|&x| weight(x) == 0.0).map_or(most, |zero| zero + 1).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heat_bath_rows_weigh_by_boltzmann_factors_and_end_in_zero() {
+        let ladder = Ladder::geometric(2, 1.0, 2.0);
+        let len = heat_bath_len(&ladder, 1000);
+        let rows = heat_bath_rows(&ladder, len);
+        assert_eq!((rows[0], rows[len]), (HEAT_BATH_ONE, HEAT_BATH_ONE));
+        assert_eq!(rows[1], (HEAT_BATH_ONE as f64 / std::f64::consts::E).round() as u32);
+        assert_eq!(rows[2 * len - 1], 0, "the hottest row ends in a zero weight");
+        assert!(rows[2 * len - 2] > 0, "and no longer than that");
+        assert_eq!(heat_bath_len(&ladder, 7), 7);
+    }
+}
