@@ -6,15 +6,16 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
 use sudoku_anneal::backend::cpu::spins::{sweep, Replica};
 use sudoku_anneal::backend::cpu::CpuBackend;
-use sudoku_anneal::backend::gpu::kernel::Engine;
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::tables::SpinTable;
 use sudoku_anneal::backend::{Backend, Layout, Problem};
+use sudoku_anneal::dynamics::{AdaptiveWeights, Dynamics, Moves, Weights};
 use sudoku_anneal::grid::{Shape, Variant};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::parse_grid;
 use sudoku_anneal::reduce::{reduce, Reduce};
 use sudoku_anneal::tempering::Ladder;
+use sudoku_anneal::BackendKind;
 use sudoku_anneal::Settings;
 
 const INKALA: &str = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
@@ -126,19 +127,27 @@ fn gpu_sweep(c: &mut Criterion) {
     let settings = Settings::default();
     let default_ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let one_temperature = Ladder::geometric(1, 0.63, 0.63);
-    let cases = [(Engine::Spins, &default_ladder), (Engine::Bits, &default_ladder), (Engine::Bits, &one_temperature)];
+    let heat_bath = Ladder::geometric(1, 1.2, 1.2);
+    let (plain, cells) =
+        (Dynamics::default(), Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(AdaptiveWeights::DEFAULT) });
+    let cases = [
+        (BackendKind::Gpu, plain, &default_ladder),
+        (BackendKind::Gpu, cells, &heat_bath),
+        (BackendKind::GpuBits, plain, &default_ladder),
+        (BackendKind::GpuBits, plain, &one_temperature),
+    ];
     let mut group = c.benchmark_group("gpu_sweep");
-    for (engine, ladder) in cases {
-        let mut gpu = match GpuBackend::new(adapter, engine) {
+    for (kind, dynamics, ladder) in cases {
+        let mut gpu = match GpuBackend::new(adapter, kind) {
             Ok(gpu) => gpu,
             Err(err) => return eprintln!("gpu_sweep skipped: {err}"),
         };
         let rungs = ladder.rungs();
         for mode in [Reduce::Clues, Reduce::None] {
             let model = inkala(mode);
-            let problem = Problem::new(&model, ladder, 1);
+            let problem = Problem::with_dynamics(&model, ladder, 1, dynamics);
             let slots = replicas.div_ceil(1024);
-            let layout = Layout::spins(Shape::CLASSIC, slots, replicas / slots, rungs);
+            let layout = Layout { shape: Shape::CLASSIC, slots, replicas_per_slot: replicas / slots, rungs, dynamics };
             gpu.configure(layout).unwrap();
             (0..slots).for_each(|slot| gpu.load(slot, &problem).unwrap());
             let rung_of_replica: Vec<u32> = (0..replicas as u32).map(|r| r % rungs as u32).collect();
@@ -147,8 +156,9 @@ fn gpu_sweep(c: &mut Criterion) {
             group.throughput(Throughput::Elements(sweeps as u64 * model.len() as u64 * replicas as u64));
             let temperatures = if rungs == 1 { "one temperature".to_string() } else { format!("{rungs} temperatures") };
             let name = format!(
-                "{}, {replicas} replicas at {temperatures}, {} spins, {sweeps} sweeps/dispatch",
+                "{}, {:?} moves, {replicas} replicas at {temperatures}, {} spins, {sweeps} sweeps/dispatch",
                 gpu.name(),
+                dynamics.moves,
                 model.len()
             );
             group.bench_function(BenchmarkId::new(gpu.adapter().name.clone(), name), |b| {

@@ -31,7 +31,7 @@ var<workgroup> local_totals: array<u32, GROUP_TOTALS>;
 // threshold for ΔE class `band` (ΔE = v, v + 2, v + 4) has bit 31 − r set.
 var<workgroup> rows: array<u32, GROUP_ROWS>;
 // lane_table[member * 32 + l]: where lane l's rung row starts in
-// `thresholds`, or NO_REPLICA.
+// `rung_tables`, or NO_REPLICA.
 var<workgroup> lane_table: array<u32, GROUP_LANES>;
 // 1 where some invocation of the word found a loop cut short (common.wgsl, CUT_SHORT).
 var<workgroup> cut_short: array<atomic<u32>, WORDS_PER_GROUP>;
@@ -42,7 +42,7 @@ fn threshold(table: u32, table_len: u32, delta: u32) -> u32 {
     if table == NO_REPLICA || delta >= table_len {
         return 0u;
     }
-    return thresholds[table + delta];
+    return rung_tables[table + delta];
 }
 
 // Plane `index` of the word's totals, wherever they are (Place.totals).
@@ -67,16 +67,6 @@ fn phase_barrier() {
     if !WORKGROUP_TOTALS {
         storageBarrier();
     }
-}
-
-// High word of the 64-bit product, from 16-bit halves.
-fn mul_high(a: u32, b: u32) -> u32 {
-    let a_lo = a & 0xffffu;
-    let a_hi = a >> 16u;
-    let b_lo = b & 0xffffu;
-    let b_hi = b >> 16u;
-    let cross = ((a_lo * b_lo) >> 16u) + ((a_hi * b_lo) & 0xffffu) + a_lo * b_hi;
-    return a_hi * b_hi + ((a_hi * b_lo) >> 16u) + (cross >> 16u);
 }
 
 // Adds the total at plane(base..) to the bit-sliced `sum`.
@@ -246,7 +236,7 @@ fn sweep(
     let lane_live = ((live >> lane) & 1u) == 1u;
     let rung = rung_of_replica[min(replica, params.end_replica - 1u)];
     lane_table[member * 32u + lane] =
-        select(NO_REPLICA, slot_index * params.threshold_stride + rung * slot.table_len, lane_live);
+        select(NO_REPLICA, slot_index * params.table_stride + rung * slot.table_len, lane_live);
     let fresh = slot.fresh != 0u;
     if lane == 0u {
         atomicStore(&cut_short[member], 0u);

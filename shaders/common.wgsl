@@ -12,8 +12,8 @@ struct Params {
     replicas_per_slot: u32,
     // The most sweeps any slot runs in this dispatch.
     sweep_count: u32,
-    // Words of thresholds per slot: rungs × the kernel's table length.
-    threshold_stride: u32,
+    // Words of rung tables per slot: rungs × the kernel's table length.
+    table_stride: u32,
 }
 
 // What the kernels know of one slot's puzzle. Keep in sync with
@@ -40,8 +40,10 @@ struct SlotInfo {
 // box-digit); the cell's own constraint index is the cell. With diagonals
 // a second vec4 holds the diagonal constraints or PADDING.
 @group(0) @binding(2) var<storage, read> spin_data: array<vec4<u32>>;
-// thresholds[slot * threshold_stride + rung * table_len + ΔE]
-@group(0) @binding(3) var<storage, read> thresholds: array<u32>;
+// rung_tables[slot * table_stride + rung * table_len + x]: spins.wgsl and
+// bits.wgsl: the Metropolis threshold of an uphill move of ΔE = x;
+// cells.wgsl: the heat-bath weight of a candidate x above the cell's lowest.
+@group(0) @binding(3) var<storage, read> rung_tables: array<u32>;
 @group(0) @binding(4) var<storage, read> rung_of_replica: array<u32>;
 // initial_totals[slot * TOTALS + k]: fixed ones in constraint k.
 @group(0) @binding(5) var<storage, read> initial_totals: array<u32>;
@@ -95,6 +97,17 @@ fn sweep_key(stream: u32, sweep: u32) -> u32 {
 
 fn attempt_random(key: u32, index: u32) -> u32 {
     return mix32(key ^ ((index + 1u) * GOLDEN));
+}
+
+// High word of the 64-bit product, from 16-bit halves (twin: `mul_high` in
+// src/backend/cpu/cells.rs).
+fn mul_high(a: u32, b: u32) -> u32 {
+    let a_lo = a & 0xffffu;
+    let a_hi = a >> 16u;
+    let b_lo = b & 0xffffu;
+    let b_hi = b >> 16u;
+    let cross = ((a_lo * b_lo) >> 16u) + ((a_hi * b_lo) & 0xffffu) + a_lo * b_hi;
+    return a_hi * b_hi + ((a_hi * b_lo) >> 16u) + (cross >> 16u);
 }
 
 var<workgroup> first_solved: atomic<u32>;

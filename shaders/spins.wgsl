@@ -74,7 +74,7 @@ fn sweep(
     let sweeps = select(0u, slots[slot_index].sweep_count, valid);
     let first_sweep = slots[slot_index].first_sweep;
     let stream = stream_key(slots[slot_index].seed_lo, slots[slot_index].seed_hi, clamped - slot_index * params.replicas_per_slot);
-    let table = slot_index * params.threshold_stride + rung_of_replica[clamped] * slots[slot_index].table_len;
+    let table = slot_index * params.table_stride + rung_of_replica[clamped] * slots[slot_index].table_len;
     let spin_base = slot_index * MAX_SPINS;
     var energy_change = 0;
     var s = 0u;
@@ -105,7 +105,7 @@ fn sweep(
                 let field = 2 * i32(sum) - count * select(1, 3, x); // Σ_k (2(t_k − x) − 1)
                 let delta = select(field, -field, x);
                 if delta > 0 {
-                    let threshold = thresholds[table + u32(delta)];
+                    let threshold = rung_tables[table + u32(delta)];
                     if threshold == 0u || attempt_random(key, i) >= threshold {
                         continue;
                     }

@@ -85,6 +85,17 @@ impl Default for Dynamics {
     }
 }
 
+/// One more than the most the energies of a cell's candidates can differ
+/// by on a board of side `n` whose candidates lie in `unit_width` units:
+/// each unit adds w(2t − 1), between −w and w(2n − 1).
+pub fn heat_bath_spread(n: usize, unit_width: usize, weights: Weights) -> usize {
+    let heaviest = match weights {
+        Weights::Fixed => 1,
+        Weights::Adaptive(rule) => rule.cap.max(rule.base) as usize,
+    };
+    unit_width * heaviest * 2 * n + 1
+}
+
 /// Heat-bath weights are fixed point, the lowest candidate's at this scale:
 /// with at most 25 candidates their sum stays below 2³¹.
 pub const HEAT_BATH_ONE: u32 = 1 << 24;

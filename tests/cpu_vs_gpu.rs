@@ -1,28 +1,28 @@
 //! Each WGSL sweep kernel equals its CPU twin bit for bit (vello's compare
-//! test): spins.wgsl the cpu backend, bits.wgsl bits32.
+//! test): spins.wgsl and cells.wgsl the cpu backend, bits.wgsl bits32.
 //! Skips without an adapter, unless REQUIRE_GPU=1 (set by CI) makes that a failure.
 
 use sudoku_anneal::backend::cpu::bits::Bits32Backend;
 use sudoku_anneal::backend::cpu::CpuBackend;
-use sudoku_anneal::backend::gpu::kernel::Engine;
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{Backend, Layout, Problem};
+use sudoku_anneal::dynamics::{AdaptiveWeights, Dynamics, Moves, Weights};
 use sudoku_anneal::grid::{Grid, Variant};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::{Entry, PuzzleReader};
 use sudoku_anneal::reduce::{reduce, Reduce};
 use sudoku_anneal::solver::solve_stream;
 use sudoku_anneal::tempering::{Exchange, Ladder};
-use sudoku_anneal::{solve, Outcome, Settings, Status};
+use sudoku_anneal::{solve, BackendKind, Outcome, Settings, Status};
 
 use crate::util::{exact_solve, example, famous_hard, grid, EASY, INKALA};
 
 pub fn gpu() -> Option<GpuBackend> {
-    gpu_with(Engine::Spins)
+    gpu_with(BackendKind::Gpu)
 }
 
-fn gpu_with(engine: Engine) -> Option<GpuBackend> {
-    match GpuBackend::new(AdapterChoice::Any, engine) {
+fn gpu_with(kind: BackendKind) -> Option<GpuBackend> {
+    match GpuBackend::new(AdapterChoice::Any, kind) {
         Ok(gpu) => Some(gpu),
         Err(err) if std::env::var("REQUIRE_GPU").as_deref() == Ok("1") => panic!("REQUIRE_GPU=1 but {err}"),
         Err(err) => {
@@ -37,49 +37,67 @@ const RUNGS: usize = 7;
 /// groups straddle slots; for bits.wgsl a full word and 3 lanes of another.
 const PER_SLOT: usize = 5 * RUNGS;
 
-/// The CPU twin of `engine`'s kernel.
-fn twin(engine: Engine) -> Box<dyn Backend> {
-    match engine {
-        Engine::Spins => Box::new(CpuBackend::new()),
-        Engine::Bits => Box::new(Bits32Backend::new()),
-    }
+/// A kernel, by the GPU backend and the dynamics that run it.
+#[derive(Debug, Clone, Copy)]
+struct Kernel {
+    kind: BackendKind,
+    dynamics: Dynamics,
+}
+
+/// Weights that reach their cap within a few sweeps and relax often.
+const ADAPTIVE: Weights = Weights::Adaptive(AdaptiveWeights { base: 2, cap: 5, relax_every: 3 });
+
+/// spins.wgsl, cells.wgsl (both weights) and bits.wgsl.
+const KERNELS: [Kernel; 4] = [
+    Kernel { kind: BackendKind::Gpu, dynamics: Dynamics { moves: Moves::Spin, weights: Weights::Fixed } },
+    Kernel { kind: BackendKind::Gpu, dynamics: Dynamics { moves: Moves::Cell, weights: Weights::Fixed } },
+    Kernel { kind: BackendKind::Gpu, dynamics: Dynamics { moves: Moves::Cell, weights: ADAPTIVE } },
+    Kernel { kind: BackendKind::GpuBits, dynamics: Dynamics { moves: Moves::Spin, weights: Weights::Fixed } },
+];
+
+/// The CPU twin of a kernel.
+fn twin(kernel: Kernel) -> Box<dyn Backend> {
+    kernel.kind.twin().expect("GPU backends have twins").build().unwrap()
 }
 
 fn model(puzzle: &str, mode: Reduce) -> Model {
     Model::build(&reduce(&grid(puzzle), mode).unwrap()).unwrap()
 }
 
-/// `engine`'s kernel and its twin run the same rounds of sweeps and exchanges on two slots
-/// (slot 0 runs `counts.0` sweeps a round, slot 1 `counts.1`); energies and
-/// spins must agree after every round. Slot 1 is reloaded halfway, twice. The GPU
+/// A kernel and its twin run the same rounds of sweeps and exchanges on two slots
+/// (slot 0 runs `counts.0` sweeps a round, slot 1 `counts.1`); energies,
+/// spins and weights must agree after every round. Slot 1 is reloaded halfway, twice. The GPU
 /// gets each slot as a bank of its own, both in flight at once, collected
 /// in reverse order, as the solver pipelines them. Returns how many times
 /// a slot had a zero-energy replica after a round.
-fn assert_twins(engine: Engine, models: [&Model; 3], rounds: u32, counts: (u32, u32)) -> usize {
-    let Some(mut gpu) = gpu_with(engine) else { return 0 };
+fn assert_twins(kernel: Kernel, models: [&Model; 3], rounds: u32, counts: (u32, u32)) -> usize {
+    let Some(mut gpu) = gpu_with(kernel.kind) else { return 0 };
     let mut solved = 0;
-    let mut twin = twin(engine);
+    let mut twin = twin(kernel);
+    let dynamics = kernel.dynamics;
+    let problem = |model, ladder: &Ladder, seed| Problem::with_dynamics(model, ladder, seed, dynamics);
     let cpu = twin.as_mut();
     let ladder = Ladder::geometric(RUNGS, 0.3, 3.0);
-    let layout = Layout::spins(models[0].fixed.shape, 2, PER_SLOT, RUNGS);
+    let layout = Layout { shape: models[0].fixed.shape, slots: 2, replicas_per_slot: PER_SLOT, rungs: RUNGS, dynamics };
     let mut exchanges: Vec<Exchange> =
         (0..2 * PER_SLOT as u32 / RUNGS as u32).map(|i| Exchange::new(&ladder, 42, i)).collect();
     for backend in [&mut *cpu, &mut gpu as &mut dyn Backend] {
         backend.configure(layout).unwrap();
-        backend.load(0, &Problem::new(models[0], &ladder, 42)).unwrap();
-        backend.load(1, &Problem::new(models[1], &ladder, 7)).unwrap();
+        backend.load(0, &problem(models[0], &ladder, 42)).unwrap();
+        backend.load(1, &problem(models[1], &ladder, 7)).unwrap();
     }
     // Before any sweep the GPU backend knows its initial states without reading them.
     let every: Vec<usize> = (0..2 * PER_SLOT).collect();
-    assert_eq!(gpu.spins(&every).unwrap(), cpu.spins(&every).unwrap(), "{engine:?}: initial spins");
+    assert_eq!(gpu.spins(&every).unwrap(), cpu.spins(&every).unwrap(), "{kernel:?}: initial spins");
+    assert_eq!(gpu.weights(&every).unwrap(), cpu.weights(&every).unwrap(), "{kernel:?}: initial weights");
     for round in 0..rounds {
         if round == rounds / 2 {
             for backend in [&mut *cpu, &mut gpu as &mut dyn Backend] {
                 backend.unload(1).unwrap();
                 // Replaced before any dispatch (the GPU stages loads until then): the later load counts.
-                backend.load(1, &Problem::new(models[0], &Ladder::geometric(RUNGS, 0.5, 5.0), 5)).unwrap();
+                backend.load(1, &problem(models[0], &Ladder::geometric(RUNGS, 0.5, 5.0), 5)).unwrap();
                 backend.unload(1).unwrap();
-                backend.load(1, &Problem::new(models[2], &ladder, 9)).unwrap();
+                backend.load(1, &problem(models[2], &ladder, 9)).unwrap();
             }
         }
         let rungs: Vec<u32> = exchanges.iter().flat_map(|e| e.rung_of_replica.clone()).collect();
@@ -90,18 +108,25 @@ fn assert_twins(engine: Engine, models: [&Model; 3], rounds: u32, counts: (u32, 
         let got = [gpu.energies(0..1).unwrap(), second].concat();
         // Energies of a slot that ran no sweeps are unspecified.
         let ran = if counts.1 > 0 { 2 * PER_SLOT } else { PER_SLOT };
-        assert_eq!(got[..ran], expected[..ran], "energies after round {round}");
+        assert_eq!(got[..ran], expected[..ran], "{kernel:?}: energies after round {round}");
         // A slot's first zero-energy replica comes back with the energies.
         solved += expected[..ran].chunks(PER_SLOT).filter(|slot| slot.contains(&0)).count();
         // Every replica at once: more than the readback buffer holds, so several submissions.
         let spins = gpu.spins(&every).unwrap();
-        assert_eq!(spins, cpu.spins(&every).unwrap(), "spins after round {round}");
+        assert_eq!(spins, cpu.spins(&every).unwrap(), "{kernel:?}: spins after round {round}");
+        assert_eq!(
+            gpu.weights(&every).unwrap(),
+            cpu.weights(&every).unwrap(),
+            "{kernel:?}: weights after round {round}"
+        );
         assert_eq!(gpu.spins(&[PER_SLOT + 3, 1]).unwrap(), [spins[PER_SLOT + 3].clone(), spins[1].clone()]);
-        // The shader's running energy matches its spins.
-        assert_eq!(models[0].energy(&spins[0]), got[0]);
-        if counts.1 > 0 {
-            let slot_model = if round >= rounds / 2 { models[2] } else { models[1] };
-            assert_eq!(slot_model.energy(&spins[PER_SLOT]), got[PER_SLOT]);
+        // The shader's running energy matches its spins (at fixed weights, where it is the model's).
+        if dynamics.weights == Weights::Fixed {
+            assert_eq!(models[0].energy(&spins[0]), got[0]);
+            if counts.1 > 0 {
+                let slot_model = if round >= rounds / 2 { models[2] } else { models[1] };
+                assert_eq!(slot_model.energy(&spins[PER_SLOT]), got[PER_SLOT]);
+            }
         }
         for (energies, exchange) in expected.chunks(RUNGS).zip(&mut exchanges) {
             exchange.exchange(energies);
@@ -110,34 +135,32 @@ fn assert_twins(engine: Engine, models: [&Model; 3], rounds: u32, counts: (u32, 
     solved
 }
 
-const ENGINES: [Engine; 2] = [Engine::Spins, Engine::Bits];
-
 #[test]
 fn gpu_sweeps_equal_the_cpu_twin_on_two_slots() {
     let hard = famous_hard();
     let escargot = Model::build(&reduce(&hard[1], Reduce::Clues).unwrap()).unwrap();
-    for engine in ENGINES {
+    for kernel in KERNELS {
         let models = [&model(INKALA, Reduce::Clues), &escargot, &model(INKALA, Reduce::Propagate)];
-        assert_twins(engine, models, 6, (4, 3));
+        assert_twins(kernel, models, 6, (4, 3));
     }
 }
 
 #[test]
 fn gpu_returns_solved_replicas_equal_to_the_cpu_twin() {
-    for engine in ENGINES {
+    for kernel in KERNELS {
         let easy = model(EASY, Reduce::Clues);
-        let solved = assert_twins(engine, [&easy, &easy, &easy], 12, (5, 5));
+        let solved = assert_twins(kernel, [&easy, &easy, &easy], 12, (5, 5));
         if gpu().is_some() {
-            assert!(solved > 0, "{engine:?}: no replica reached energy 0: the test proves nothing");
+            assert!(solved > 0, "{kernel:?}: no replica reached energy 0: the test proves nothing");
         }
     }
 }
 
 #[test]
 fn gpu_sweeps_equal_the_cpu_twin_on_the_full_model() {
-    for engine in ENGINES {
+    for kernel in KERNELS {
         let models = [&model(EASY, Reduce::None), &model(INKALA, Reduce::None), &model(EASY, Reduce::Clues)];
-        assert_twins(engine, models, 2, (3, 0));
+        assert_twins(kernel, models, 2, (3, 0));
     }
 }
 
@@ -163,11 +186,11 @@ fn gpu_sweeps_equal_the_cpu_twin_on_every_kind_of_board() {
         ("x.txt", Variant::X, 16),
         ("latin.txt", Variant::Latin, 7),
     ];
-    for (engine, (file, variant, side)) in ENGINES.into_iter().flat_map(|e| cases.map(|case| (e, case))) {
+    for (kernel, (file, variant, side)) in KERNELS.into_iter().flat_map(|k| cases.map(|case| (k, case))) {
         let puzzles = example_puzzles(file, variant, side);
         let build = |k: usize, mode| Model::build(&reduce(&puzzles[k % puzzles.len()], mode).unwrap()).unwrap();
         let models = [build(0, Reduce::Clues), build(1, Reduce::None), build(2, Reduce::Clues)];
-        assert_twins(engine, [&models[0], &models[1], &models[2]], 3, (2, 3));
+        assert_twins(kernel, [&models[0], &models[1], &models[2]], 3, (2, 3));
     }
 }
 
@@ -185,13 +208,13 @@ fn gpu_sweeps_equal_the_cpu_twin_on_nearly_empty_boards_in_long_rounds() {
         (20, Variant::Latin, 12),
         (25, Variant::Standard, 6),
     ];
-    for (engine, (n, variant, sweeps)) in ENGINES.into_iter().flat_map(|e| cases.map(|case| (e, case))) {
+    for (kernel, (n, variant, sweeps)) in KERNELS.into_iter().flat_map(|k| cases.map(|case| (k, case))) {
         let empty = Grid::empty(Shape { n, variant });
         let mut one_clue = empty.clone();
         one_clue.cells[0] = 1;
         let build = |grid: &Grid| Model::build(&reduce(grid, Reduce::Clues).unwrap()).unwrap();
         let models = [build(&one_clue), build(&empty), build(&one_clue)];
-        assert_twins(engine, [&models[0], &models[1], &models[2]], 2, (sweeps, sweeps / 2));
+        assert_twins(kernel, [&models[0], &models[1], &models[2]], 2, (sweeps, sweeps / 2));
     }
 }
 
@@ -240,7 +263,7 @@ fn gpu_solver_with_two_banks_in_flight_agrees_with_the_cpu() {
 /// names it and prints a solution that the exact solver confirms.
 #[test]
 fn gpu_bits_solves_inkala_as_its_twin_does() {
-    let Some(mut gpu) = gpu_with(Engine::Bits) else { return };
+    let Some(mut gpu) = gpu_with(BackendKind::GpuBits) else { return };
     let settings = Settings {
         ladders: 64,
         replicas: 1,

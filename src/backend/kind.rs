@@ -10,7 +10,6 @@ use clap::builder::PossibleValue;
 use super::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
 use super::cpu::bits::Bits32Backend;
 use super::cpu::CpuBackend;
-use super::gpu::kernel::Engine;
 use super::gpu::{AdapterChoice, GpuBackend};
 use super::Backend;
 use crate::dynamics::{Dynamics, Moves, WeightRule};
@@ -139,8 +138,7 @@ impl BackendKind {
         Ok(match self {
             BackendKind::Cpu => Box::new(CpuBackend::new()),
             BackendKind::CpuBits => Box::new(BitslicedBackend::new()),
-            BackendKind::Gpu => Box::new(GpuBackend::new(AdapterChoice::Any, Engine::Spins)?),
-            BackendKind::GpuBits => Box::new(GpuBackend::new(AdapterChoice::Any, Engine::Bits)?),
+            BackendKind::Gpu | BackendKind::GpuBits => Box::new(GpuBackend::new(AdapterChoice::Any, self)?),
             BackendKind::Bits32 => Box::new(Bits32Backend::new()),
         })
     }
@@ -192,7 +190,7 @@ impl BackendChoice {
     pub fn build(self) -> Result<(BackendKind, Box<dyn Backend>)> {
         match self {
             BackendChoice::Kind(kind) => Ok((kind, kind.build()?)),
-            BackendChoice::Auto => Ok(match GpuBackend::new(AdapterChoice::Hardware, Engine::Spins) {
+            BackendChoice::Auto => Ok(match GpuBackend::new(AdapterChoice::Hardware, BackendKind::Gpu) {
                 Ok(gpu) => {
                     eprintln!("sudoku-anneal: auto picked the gpu backend on {}", gpu.adapter().name);
                     (BackendKind::Gpu, Box::new(gpu))

@@ -26,7 +26,7 @@ pub mod tables;
 
 use std::ops::Range;
 
-use crate::dynamics::{heat_bath_len, heat_bath_rows, Dynamics, Moves, Weights};
+use crate::dynamics::{heat_bath_len, heat_bath_rows, heat_bath_spread, Dynamics, Moves};
 use crate::error::Result;
 use crate::grid::Shape;
 use crate::model::Model;
@@ -85,7 +85,9 @@ impl<'a> Problem<'a> {
                 (ladder.thresholds(len), len)
             }
             Moves::Cell => {
-                let len = heat_bath_len(ladder, cell_energy_spread(model, dynamics.weights));
+                let geometry = model.geometry();
+                let spread = heat_bath_spread(geometry.n, geometry.spin_width - 1, dynamics.weights);
+                let len = heat_bath_len(ladder, spread);
                 (heat_bath_rows(ladder, len), len)
             }
         };
@@ -96,17 +98,6 @@ impl<'a> Problem<'a> {
     pub fn row(&self, rung: usize) -> &[u32] {
         &self.table[rung * self.table_len..(rung + 1) * self.table_len]
     }
-}
-
-/// One more than the most a cell's candidates' energies can differ by:
-/// each of a candidate's units adds w(2t − 1), between −w and w(2n − 1).
-fn cell_energy_spread(model: &Model, weights: Weights) -> usize {
-    let geometry = model.geometry();
-    let heaviest = match weights {
-        Weights::Fixed => 1,
-        Weights::Adaptive(rule) => rule.cap.max(rule.base) as usize,
-    };
-    (geometry.spin_width - 1) * heaviest * 2 * geometry.n + 1
 }
 
 pub trait Backend {

@@ -62,8 +62,10 @@ impl CellReplica {
             }
         }
         totals[table.padding as usize] = 0;
-        let mut replica =
-            CellReplica { choice, totals, weights: Box::new([weights.initial(); TOTALS]), energy: 0, stream };
+        // The padding weighs 0, so candidates off the diagonals add nothing for it.
+        let mut all_weights = Box::new([weights.initial(); TOTALS]);
+        all_weights[table.padding as usize] = 0;
+        let mut replica = CellReplica { choice, totals, weights: all_weights, energy: 0, stream };
         replica.energy = replica.weighted_energy(table);
         replica
     }

@@ -6,8 +6,10 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::context::{Fault, GpuContext, Pipelines, Readback};
-use super::kernel::{self, Params, SlotInfo, CUT_SHORT};
+use super::kernel::{self, spins_of_cells, Engine, Loaded, Params, SlotInfo, CLASS_STARTS, CUT_SHORT};
+use crate::backend::tables::CellTable;
 use crate::backend::{Layout, Problem};
+use crate::dynamics::Weights;
 use crate::error::{Error, Result};
 use crate::model::Spin;
 
@@ -30,11 +32,11 @@ struct Bank {
 pub(super) struct Batch {
     layout: Layout,
     pipelines: Pipelines,
-    /// Threshold words per slot: rungs × the kernel's table length.
-    threshold_stride: u32,
+    /// Rung-table words per slot: rungs × the kernel's table length.
+    table_stride: u32,
     slots: Vec<SlotInfo>,
-    /// Free spins of each loaded slot, to decode cell words back to spins.
-    free_spins: Vec<Vec<Spin>>,
+    /// What each loaded slot keeps to decode its replicas' states.
+    loaded: Vec<Loaded>,
     /// Per slot, its first zero-energy replica (global index) and that
     /// replica's cell words, from the last round collected.
     gathered: Vec<Option<(usize, Vec<u32>)>>,
@@ -42,7 +44,7 @@ pub(super) struct Batch {
     banks: HashMap<(usize, usize), Bank>,
     slots_buffer: wgpu::Buffer,
     spin_data: wgpu::Buffer,
-    thresholds: wgpu::Buffer,
+    rung_tables: wgpu::Buffer,
     rungs: wgpu::Buffer,
     initial_totals: wgpu::Buffer,
     totals: wgpu::Buffer,
@@ -60,7 +62,7 @@ pub(super) struct Batch {
 #[derive(Clone, Copy)]
 enum Destination {
     SpinData,
-    Thresholds,
+    RungTables,
     InitialTotals,
 }
 
@@ -88,7 +90,7 @@ impl Batch {
     fn buffer(&self, destination: Destination) -> &wgpu::Buffer {
         match destination {
             Destination::SpinData => &self.spin_data,
-            Destination::Thresholds => &self.thresholds,
+            Destination::RungTables => &self.rung_tables,
             Destination::InitialTotals => &self.initial_totals,
         }
     }
@@ -119,7 +121,8 @@ impl Batch {
     /// Sweeps per dispatch on a software adapter for the loaded slots of `busy`.
     fn sweeps_per_dispatch(&self, busy: Range<usize>) -> u32 {
         let colours = self.layout.shape.n;
-        let most = self.slots[busy].iter().map(|slot| slot.attempts_per_lane(colours)).max().unwrap_or(0);
+        let lanes = self.pipelines.kernel.lanes();
+        let most = self.slots[busy].iter().map(|slot| slot.attempts_per_lane(colours, lanes)).max().unwrap_or(0);
         self.pipelines.kernel.sweeps_per_dispatch(kernel::SOFTWARE_LOOP_BUDGET, most)
     }
 
@@ -130,7 +133,7 @@ impl Batch {
         let buffers = [
             &self.slots_buffer,
             &self.spin_data,
-            &self.thresholds,
+            &self.rung_tables,
             &self.rungs,
             &self.initial_totals,
             &self.totals,
@@ -199,7 +202,7 @@ impl Batch {
     /// Allocates the buffers of `layout`, every slot empty.
     pub(super) fn new(context: &mut GpuContext, layout: Layout) -> Result<Batch> {
         let replicas = layout.replicas();
-        let pipelines = context.pipeline(layout.shape)?.clone();
+        let pipelines = context.pipeline(layout.shape, layout.dynamics)?.clone();
         let kernel = pipelines.kernel;
         let units = kernel.units(layout.slots, layout.replicas_per_slot);
         let cells_per_replica = kernel.cells as usize;
@@ -215,18 +218,19 @@ impl Batch {
         };
         let storage = wgpu::BufferUsages::STORAGE;
         let readable = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        let threshold_stride = layout.rungs as u32 * kernel.table_len;
+        let table_stride = layout.rungs as u32 * kernel.table_len;
         let slots_buffer = buffer("slots", layout.slots * std::mem::size_of::<SlotInfo>() / 4, storage);
-        let spin_data = buffer("spin data", layout.slots * (kernel.max_spins * kernel.spin_vecs * 4) as usize, storage);
-        let thresholds = buffer("thresholds", layout.slots * threshold_stride as usize, storage);
+        let spin_data = buffer("spin data", layout.slots * kernel.spin_data_per_slot() as usize * 4, storage);
+        let rung_tables = buffer("rung tables", layout.slots * table_stride as usize, storage);
         let rungs = buffer("rung of replica", replicas, storage);
         let initial_totals = buffer("initial totals", layout.slots * kernel.totals as usize, storage);
-        let totals = buffer("totals", units * kernel.totals_per_unit() as usize, storage);
+        let totals = buffer("totals", units * kernel.totals_per_unit() as usize, readable);
         let states = buffer("states", units * kernel.state_per_unit() as usize, readable);
         let energies = buffer("energies", replicas, readable);
         let solutions = buffer("solutions", layout.slots * cells_per_replica, readable);
-        // For replicas' states read on request: one replica's cells per slot, and at least one unit's state.
-        let readback_words = (layout.slots * cells_per_replica).max(kernel.state_per_unit() as usize);
+        // For replicas' states and weights read on request: one replica's cells per slot, and at least one unit's state or totals.
+        let unit_words = kernel.state_per_unit().max(kernel.totals_per_unit()) as usize;
+        let readback_words = (layout.slots * cells_per_replica).max(unit_words);
         let readback = buffer("readback", readback_words, wgpu::BufferUsages::MAP_READ);
         if let Some(err) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("cannot allocate the batch: {err}")));
@@ -234,14 +238,14 @@ impl Batch {
         Ok(Batch {
             layout,
             pipelines,
-            threshold_stride,
+            table_stride,
             slots: vec![SlotInfo::default(); layout.slots],
-            free_spins: vec![Vec::new(); layout.slots],
+            loaded: vec![Loaded::default(); layout.slots],
             gathered: vec![None; layout.slots],
             banks: HashMap::new(),
             slots_buffer,
             spin_data,
-            thresholds,
+            rung_tables,
             rungs,
             initial_totals,
             totals,
@@ -263,12 +267,12 @@ impl Batch {
         if problem.table_len > kernel.table_len as usize || problem.table.len() != layout.rungs * problem.table_len {
             return Err(Error::Internal(format!("threshold table of {} rows × {}", layout.rungs, problem.table_len)));
         }
-        // Keep in sync: `spin_data` in common.wgsl.
+        // Keep in sync: `spin_data` in common.wgsl, and cells.wgsl's headers.
         let geometry = model.geometry();
         let padding = kernel.totals - 1;
-        let mut spin_data: Vec<[u32; 4]> = Vec::with_capacity(model.len() * kernel.spin_vecs as usize);
+        let mut spin_data: Vec<[u32; 4]> = Vec::with_capacity(kernel.spin_data_per_slot() as usize);
         let mut words = vec![padding; 4 * kernel.spin_vecs as usize];
-        for s in &model.spins {
+        let mut spin = |spin_data: &mut Vec<[u32; 4]>, s: Spin| {
             words.fill(padding);
             for (word, k) in words.iter_mut().zip(geometry.constraints_of(s.cell as usize, s.digit as usize)) {
                 *word = k as u32;
@@ -276,9 +280,26 @@ impl Batch {
             debug_assert_eq!(words[0], s.cell as u32);
             words[0] |= (s.digit as u32) << 16;
             spin_data.extend(words.chunks(4).map(|v| [v[0], v[1], v[2], v[3]]));
-        }
-        let mut class_start = [0u32; 28];
-        class_start[..model.class_start.len()].copy_from_slice(&model.class_start);
+        };
+        let mut class_start = [0u32; CLASS_STARTS];
+        let cells = match kernel.engine {
+            Engine::Spins | Engine::Bits => {
+                model.spins.iter().for_each(|&s| spin(&mut spin_data, s));
+                class_start[..model.class_start.len()].copy_from_slice(&model.class_start);
+                None
+            }
+            Engine::Cells => {
+                let table = CellTable::new(model);
+                for (i, &cell) in table.cells.iter().enumerate() {
+                    let candidates = table.candidates(i);
+                    spin_data.push([candidates.start as u32, candidates.len() as u32, cell as u32, 0]);
+                }
+                spin_data.resize(kernel.cells as usize, [0; 4]);
+                table.spins.iter().for_each(|&j| spin(&mut spin_data, model.spins[j as usize]));
+                class_start[..table.class_start.len()].copy_from_slice(&table.class_start);
+                Some(table)
+            }
+        };
         let info = SlotInfo {
             first_sweep: 0,
             sweep_count: 0,
@@ -292,12 +313,12 @@ impl Batch {
         let mut initial_totals: Vec<u32> = model.fixed_ones.iter().map(|&t| t as u32).collect();
         initial_totals.push(0); // the padding total
         let batch = self;
-        let spin_data_offset = slot * (kernel.max_spins * kernel.spin_vecs * 4) as usize;
+        let spin_data_offset = slot * kernel.spin_data_per_slot() as usize * 4;
         batch.uploads.add(Destination::SpinData, spin_data_offset, bytemuck::cast_slice(&spin_data));
-        batch.uploads.add(Destination::Thresholds, slot * batch.threshold_stride as usize, &problem.table);
+        batch.uploads.add(Destination::RungTables, slot * batch.table_stride as usize, &problem.table);
         batch.uploads.add(Destination::InitialTotals, slot * kernel.totals as usize, &initial_totals);
         batch.slots[slot] = info;
-        batch.free_spins[slot] = model.spins.clone();
+        batch.loaded[slot] = Loaded { free_spins: model.spins.clone(), cells };
         batch.gathered[slot] = None;
         Ok(())
     }
@@ -305,7 +326,7 @@ impl Batch {
     pub(super) fn unload(&mut self, slot: usize) {
         let batch = self;
         batch.slots[slot] = SlotInfo::default();
-        batch.free_spins[slot].clear();
+        batch.loaded[slot] = Loaded::default();
         batch.gathered[slot] = None;
     }
 
@@ -338,7 +359,7 @@ impl Batch {
             end_replica: replicas.end as u32,
             replicas_per_slot: per_slot as u32,
             sweep_count: most.min(per_dispatch),
-            threshold_stride: batch.threshold_stride,
+            table_stride: batch.table_stride,
         };
         let scope = context.device.push_error_scope(wgpu::ErrorFilter::Validation);
         batch.make_bank(&context.device, slots.clone());
@@ -459,19 +480,44 @@ impl Batch {
         Ok(replicas
             .iter()
             .map(|&r| {
-                let (slot, free_spins) = (&batch.slots[r / per_slot], &batch.free_spins[r / per_slot]);
-                // Gathered solutions are cell words (bit d: spin (cell, d)), from either kernel.
+                let (slot, loaded) = (&batch.slots[r / per_slot], &batch.loaded[r / per_slot]);
+                let free_spins = &loaded.free_spins;
+                // Gathered solutions are cell words (bit d: spin (cell, d)), from every kernel.
                 if let Some(cells) = gathered(r) {
-                    return free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect();
+                    return spins_of_cells(cells, free_spins);
                 }
                 match fresh(r) {
-                    true => kernel.initial_spins(free_spins, slot.seed(), r % per_slot),
+                    true => kernel.initial_spins(loaded, slot.seed(), r % per_slot),
                     false => {
                         kernel.spins_of(read.next().expect("one range per replica read"), r % per_slot, free_spins)
                     }
                 }
             })
             .collect())
+    }
+
+    /// The unit weights of `replicas` (global indices) under adaptive
+    /// weights (cells.wgsl keeps `t | w << 16` per constraint); empty otherwise.
+    pub(super) fn weights(&self, context: &GpuContext, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
+        let kernel = self.pipelines.kernel;
+        let Weights::Adaptive(rule) = kernel.weights else { return Ok(vec![Vec::new(); replicas.len()]) };
+        let per_slot = self.layout.replicas_per_slot;
+        let units = kernel.cells as usize..kernel.totals as usize - 1;
+        let words = kernel.totals_per_unit() as u64;
+        let mut weights = Vec::with_capacity(replicas.len());
+        for &r in replicas {
+            weights.push(match self.slots[r / per_slot].fresh {
+                0 => {
+                    let encoder = context.device.create_command_encoder(&Default::default());
+                    let copy = [(&self.totals, kernel.unit_of(r, per_slot) as u64 * words, words)];
+                    let pending = context.submit_with_readback(encoder, &copy, &self.readback);
+                    let read = context.wait(&self.readback, pending)?;
+                    read[units.clone()].iter().map(|&unit| (unit >> 16) as u8).collect()
+                }
+                _ => vec![rule.base; units.len()],
+            });
+        }
+        Ok(weights)
     }
 }
 

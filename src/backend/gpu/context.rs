@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use super::adapter::{instance, rank, AdapterChoice, AdapterSummary};
 use super::kernel::{Engine, Kernel};
+use crate::backend::kind::BackendKind;
+use crate::dynamics::{Dynamics, Weights};
 use crate::error::{Error, Result};
 use crate::grid::Shape;
 
@@ -39,20 +41,21 @@ pub struct GpuContext {
     pub(super) lost: Arc<Mutex<Option<String>>>,
     pub(super) fault: Option<Fault>,
     pub(super) dispatches: u32,
-    pub(super) engine: Engine,
+    /// `gpu` or `gpu-bits`.
+    pub(super) kind: BackendKind,
     /// A software rasteriser (llvmpipe), which limits the loop iterations of
     /// an invocation: a long round then runs as several dispatches.
     pub(super) software: bool,
     pub adapter: AdapterSummary,
     pub(super) device: wgpu::Device,
     pub(super) queue: wgpu::Queue,
-    /// The sweep shader compiled for each board shape met so far.
-    pub(super) pipelines: HashMap<Shape, Pipelines>,
+    /// The sweep kernels compiled so far, by engine, board shape and weights.
+    pub(super) pipelines: HashMap<(Engine, Shape, Weights), Pipelines>,
     pub(super) limits: wgpu::Limits,
 }
 
 impl GpuContext {
-    pub fn new(choice: AdapterChoice, engine: Engine) -> Result<GpuContext> {
+    pub fn new(choice: AdapterChoice, kind: BackendKind) -> Result<GpuContext> {
         let adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
         let adapter = adapters
             .into_iter()
@@ -85,23 +88,24 @@ impl GpuContext {
         let fault = Fault::from_env();
         let pipelines = HashMap::new();
         let mut context =
-            GpuContext { lost, fault, dispatches: 0, engine, software, adapter, device, queue, pipelines, limits };
+            GpuContext { lost, fault, dispatches: 0, kind, software, adapter, device, queue, pipelines, limits };
         // Build the classic kernel now, so a shader that does not compile fails before any input is read.
-        context.pipeline(Shape::CLASSIC)?;
+        context.pipeline(Shape::CLASSIC, Dynamics::default())?;
         Ok(context)
     }
 
-    /// The kernel constants and pipelines for `shape`, compiled on first use.
-    pub(super) fn pipeline(&mut self, shape: Shape) -> Result<&Pipelines> {
-        if !self.pipelines.contains_key(&shape) {
+    /// The kernel that runs `dynamics` on boards of `shape`, and its
+    /// pipelines, compiled on first use.
+    pub(super) fn pipeline(&mut self, shape: Shape, dynamics: Dynamics) -> Result<&Pipelines> {
+        let engine = Engine::of(self.kind, dynamics)
+            .ok_or_else(|| Error::Settings(format!("the {} backend does not run {dynamics:?}", self.kind.name())))?;
+        let key = (engine, shape, dynamics.weights);
+        if !self.pipelines.contains_key(&key) {
             let workgroup_bytes = self.limits.max_compute_workgroup_storage_size;
-            let kernel = Kernel::new(self.engine, shape, workgroup_bytes).ok_or_else(|| {
-                let unit = match self.engine {
-                    Engine::Spins => "one replica",
-                    Engine::Bits => "a word of 32 replicas",
-                };
+            let kernel = Kernel::new(engine, shape, dynamics.weights, workgroup_bytes).ok_or_else(|| {
                 Error::Gpu(format!(
-                    "{unit} of a {0}×{0} board does not fit in this adapter's workgroup memory",
+                    "{} of a {1}×{1} board does not fit in this adapter's workgroup memory",
+                    engine.unit(),
                     shape.n
                 ))
             })?;
@@ -128,9 +132,9 @@ impl GpuContext {
             if let Some(err) = pollster::block_on(scope.pop()) {
                 return Err(Error::Gpu(format!("the sweep shader does not build: {err}")));
             }
-            self.pipelines.insert(shape, Pipelines { kernel, sweep, gather, advance });
+            self.pipelines.insert(key, Pipelines { kernel, sweep, gather, advance });
         }
-        Ok(&self.pipelines[&shape])
+        Ok(&self.pipelines[&key])
     }
 
     /// Submits `encoder` plus copies of word ranges `(buffer, start, count)`

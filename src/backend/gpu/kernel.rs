@@ -4,12 +4,16 @@
 //! is written here and prepended to its source, so the two cannot drift.
 //!
 //! What differs between the kernels is one [`EngineParts`] implementation
-//! per shader file: `spins.wgsl` (twin: `cpu/spins.rs`) and `bits.wgsl`
-//! (twin: `cpu/bits.rs`).
+//! per shader file: `spins.wgsl` (twin: `cpu/spins.rs`), `cells.wgsl`
+//! (twin: `cpu/cells.rs`) and `bits.wgsl` (twin: `cpu/bits.rs`).
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::backend::cpu::bits::{self, exact_sum_planes, total_planes, DRAWS_PER_SPIN, REPLICAS_PER_WORD};
+use crate::backend::cpu::cells::CellReplica;
+use crate::backend::kind::BackendKind;
+use crate::backend::tables::CellTable;
+use crate::dynamics::{heat_bath_spread, Dynamics, Moves, Weights};
 use crate::grid::{Shape, MAX_N};
 use crate::model::Spin;
 use crate::rng::{GOLDEN, INITIAL_STATE_SWEEP};
@@ -19,6 +23,8 @@ use crate::rng::{GOLDEN, INITIAL_STATE_SWEEP};
 pub enum Engine {
     /// `spins.wgsl`: an int per constraint total, 32 invocations per replica (twin: `cpu`).
     Spins,
+    /// `cells.wgsl`: cell moves, 16 invocations per replica (twin: `cpu` with `--moves cell`).
+    Cells,
     /// `bits.wgsl`: 32 replicas per u32 word, an invocation per lane (twin: `bits32`).
     Bits,
 }
@@ -27,13 +33,35 @@ impl Engine {
     fn parts(self) -> &'static dyn EngineParts {
         match self {
             Engine::Spins => &SpinsKernel,
+            Engine::Cells => &CellsKernel,
             Engine::Bits => &BitsKernel,
+        }
+    }
+
+    /// The kernel a GPU backend runs `dynamics` with, if it runs them.
+    pub fn of(kind: BackendKind, dynamics: Dynamics) -> Option<Engine> {
+        match (kind, dynamics.moves) {
+            (BackendKind::Gpu, Moves::Spin) if dynamics.weights == Weights::Fixed => Some(Engine::Spins),
+            (BackendKind::Gpu, Moves::Cell) => Some(Engine::Cells),
+            (BackendKind::GpuBits, _) if dynamics == Dynamics::default() => Some(Engine::Bits),
+            _ => None,
+        }
+    }
+
+    /// What a workgroup holds one of, for messages.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Engine::Spins | Engine::Cells => "one replica",
+            Engine::Bits => "a word of 32 replicas",
         }
     }
 }
 
 /// Invocations per replica of spins.wgsl.
 pub const INVOCATIONS_PER_REPLICA: u32 = 32;
+/// Invocations per replica of cells.wgsl: a colour class has at most n
+/// free cells, 9 on Sudoku boards, so 32 would leave most of them idle.
+pub const CELL_INVOCATIONS: u32 = 16;
 /// Invocations per slot of the `gather` and `advance` entry points.
 pub const GATHER_SIZE: u32 = 64;
 /// The most replicas (spins) or words (bits) a workgroup holds; fewer when a board's totals do not fit.
@@ -60,12 +88,12 @@ pub struct Params {
     pub replicas_per_slot: u32,
     /// The most sweeps any slot runs in this dispatch.
     pub sweep_count: u32,
-    /// Threshold words per slot: rungs × the kernel's `table_len`.
-    pub threshold_stride: u32,
+    /// Rung-table words per slot: rungs × the kernel's `table_len`.
+    pub table_stride: u32,
 }
 
 /// Entries of `SlotInfo::class_start`: one more than the most colours, padded.
-const CLASS_STARTS: usize = 28;
+pub const CLASS_STARTS: usize = 28;
 const _: () = assert!(MAX_N < CLASS_STARTS);
 
 /// What the kernels know of one slot's puzzle. Keep in sync: `struct
@@ -82,7 +110,7 @@ pub struct SlotInfo {
     /// slot's replicas from its initial state instead of reading them.
     pub fresh: u32,
     pub offset: i32,
-    /// Free spins of colour c are `class_start[c]..class_start[c + 1]`.
+    /// Free spins (cells, for cells.wgsl) of colour c are `class_start[c]..class_start[c + 1]`.
     pub class_start: [u32; CLASS_STARTS],
 }
 
@@ -92,9 +120,10 @@ impl SlotInfo {
         (self.seed_hi as u64) << 32 | self.seed_lo as u64
     }
 
-    /// Attempts a lane of 32 invocations makes a sweep, Σ_c ⌈class_c / 32⌉.
-    pub fn attempts_per_lane(&self, colours: usize) -> u64 {
-        self.class_start[..=colours].windows(2).map(|class| (class[1] - class[0]).div_ceil(32) as u64).sum()
+    /// Spins or cells an invocation of `lanes` per replica or word
+    /// updates in a sweep, Σ_c ⌈class_c / lanes⌉.
+    pub fn attempts_per_lane(&self, colours: usize, lanes: u32) -> u64 {
+        self.class_start[..=colours].windows(2).map(|class| (class[1] - class[0]).div_ceil(lanes) as u64).sum()
     }
 }
 
@@ -126,15 +155,17 @@ pub struct Kernel {
     /// spins.wgsl; bits.wgsl keeps a word's totals in place in global
     /// memory when they do not fit (25×25 boards).
     pub workgroup_totals: bool,
-    /// Replicas (spins) or words (bits) per workgroup.
+    /// Replicas (spins, cells) or words (bits) per workgroup.
     pub per_group: u32,
+    /// The unit weights' rule (cells.wgsl; fixed for the others).
+    pub weights: Weights,
 }
 
 impl Kernel {
     /// The kernel for `shape` on a device with `workgroup_bytes` of
     /// workgroup memory; `None` if one unit does not fit (a word of bits:
     /// not even without its totals).
-    pub fn new(engine: Engine, shape: Shape, workgroup_bytes: u32) -> Option<Kernel> {
+    pub fn new(engine: Engine, shape: Shape, weights: Weights, workgroup_bytes: u32) -> Option<Kernel> {
         let geometry = shape.geometry();
         let width = geometry.spin_width as u32;
         let mut kernel = Kernel {
@@ -146,12 +177,16 @@ impl Kernel {
             width,
             uniform: geometry.uniform,
             spin_vecs: width.div_ceil(4),
-            // |local field| ≤ Σ_k |2(t_k − x) − 1| ≤ width · (2n − 1).
-            table_len: width * (2 * shape.n as u32 - 1) + 1,
+            table_len: match engine {
+                // |local field| ≤ Σ_k |2(t_k − x) − 1| ≤ width · (2n − 1).
+                Engine::Spins | Engine::Bits => width * (2 * shape.n as u32 - 1) + 1,
+                Engine::Cells => heat_bath_spread(shape.n, geometry.spin_width - 1, weights) as u32,
+            },
             planes: total_planes(shape.n) as u32,
             sum_planes: exact_sum_planes(geometry.spin_width, shape.n) as u32,
             workgroup_totals: true,
             per_group: 0,
+            weights,
         };
         let parts = engine.parts();
         kernel.per_group = workgroup_bytes / (4 * parts.workgroup_words(&kernel));
@@ -183,6 +218,11 @@ impl Kernel {
         self.engine.parts().state_per_unit(self)
     }
 
+    /// `vec4<u32>`s of spin data (binding 2) per slot.
+    pub fn spin_data_per_slot(&self) -> u32 {
+        self.max_spins * self.spin_vecs + self.engine.parts().cell_headers(self)
+    }
+
     /// The most replicas whose largest buffer (totals or states) fits in one binding of `binding_bytes`.
     pub fn max_replicas(&self, binding_bytes: u64) -> usize {
         let per_unit = 4 * self.totals_per_unit().max(self.state_per_unit()) as u64;
@@ -195,18 +235,23 @@ impl Kernel {
     }
 
     /// Replica `replica`'s (within its slot) free spins before its first dispatch.
-    pub fn initial_spins(&self, free_spins: &[Spin], seed: u64, replica: usize) -> Vec<u8> {
-        self.engine.parts().initial_spins(free_spins, seed, replica)
+    pub fn initial_spins(&self, puzzle: &Loaded, seed: u64, replica: usize) -> Vec<u8> {
+        self.engine.parts().initial_spins(puzzle, seed, replica, self.weights)
+    }
+
+    /// Invocations per unit.
+    pub fn lanes(&self) -> u32 {
+        self.engine.parts().lanes()
     }
 
     /// The most sweeps one dispatch can run within `budget` loop iterations
     /// per invocation (at least 1), for slots whose colour classes give a
-    /// lane `attempts_per_lane` attempts a sweep. The counts are upper
+    /// lane `attempts_per_lane` spins or cells a sweep. The counts are upper
     /// bounds of the shaders' loops, so a round split this way is never cut
     /// short; rounds on hardware run as one dispatch.
     pub fn sweeps_per_dispatch(&self, budget: u64, attempts_per_lane: u64) -> u32 {
-        let (fixed, per_attempt) = self.engine.parts().loop_iterations(self, attempts_per_lane);
-        let per_sweep = self.shape.n as u64 + 1 + attempts_per_lane * (per_attempt + 1);
+        let (fixed, per_attempt, other) = self.engine.parts().loop_iterations(self, attempts_per_lane);
+        let per_sweep = self.shape.n as u64 + 1 + attempts_per_lane * (per_attempt + 1) + other;
         (budget.saturating_sub(fixed) / per_sweep).clamp(1, u32::MAX as u64) as u32
     }
 
@@ -250,6 +295,14 @@ fn boolean(name: &str, value: bool) -> String {
     format!("const {name}: bool = {value};")
 }
 
+/// What a batch keeps of a loaded puzzle to read its replicas' states.
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    pub free_spins: Vec<Spin>,
+    /// Its cells, for cells.wgsl.
+    pub cells: Option<CellTable>,
+}
+
 /// What one sweep kernel adds to what they share: its WGSL, its unit of
 /// work (a replica or a word of replicas), its memory, its constants, where
 /// its states keep a replica's spins. One implementation per shader file.
@@ -258,20 +311,26 @@ trait EngineParts: Sync {
     fn source(&self) -> &'static str;
     /// Replicas per unit.
     fn replicas_per_unit(&self) -> usize;
+    /// Invocations per unit.
+    fn lanes(&self) -> u32;
     /// Workgroup memory of one unit, in words.
     fn workgroup_words(&self, kernel: &Kernel) -> u32;
     /// Whether its totals may stay in global memory where they do not fit in the workgroup's.
     fn totals_may_stay_global(&self) -> bool;
     fn totals_per_unit(&self, kernel: &Kernel) -> u32;
     fn state_per_unit(&self, kernel: &Kernel) -> u32;
+    /// `vec4`s of spin data per slot before the spins: cells.wgsl's headers.
+    fn cell_headers(&self, _kernel: &Kernel) -> u32 {
+        0
+    }
     fn gather_bindings(&self) -> &'static [u32];
     /// Its own constants' WGSL declarations.
     fn constants(&self, kernel: &Kernel) -> Vec<String>;
     /// Upper bounds of an invocation's loop iterations outside the sweeps,
-    /// and per attempt (both kernels run 32 invocations per unit).
-    fn loop_iterations(&self, kernel: &Kernel, attempts_per_lane: u64) -> (u64, u64);
+    /// per spin or cell it updates, and per sweep besides those.
+    fn loop_iterations(&self, kernel: &Kernel, attempts_per_lane: u64) -> (u64, u64, u64);
     fn spins_of(&self, state: &[u32], replica: usize, free_spins: &[Spin]) -> Vec<u8>;
-    fn initial_spins(&self, free_spins: &[Spin], seed: u64, replica: usize) -> Vec<u8>;
+    fn initial_spins(&self, puzzle: &Loaded, seed: u64, replica: usize, weights: Weights) -> Vec<u8>;
 }
 
 /// spins.wgsl: a replica per unit, its totals, a word per cell (bit d:
@@ -285,6 +344,10 @@ impl EngineParts for SpinsKernel {
 
     fn replicas_per_unit(&self) -> usize {
         1
+    }
+
+    fn lanes(&self) -> u32 {
+        INVOCATIONS_PER_REPLICA
     }
 
     fn workgroup_words(&self, kernel: &Kernel) -> u32 {
@@ -319,18 +382,112 @@ impl EngineParts for SpinsKernel {
         ]
     }
 
-    fn loop_iterations(&self, kernel: &Kernel, _attempts_per_lane: u64) -> (u64, u64) {
+    fn loop_iterations(&self, kernel: &Kernel, _attempts_per_lane: u64) -> (u64, u64, u64) {
         // Load and store a replica's totals and cells.
-        (2 * (kernel.totals as u64 + kernel.cells as u64).div_ceil(INVOCATIONS_PER_REPLICA as u64) + 4, 1)
+        (2 * (kernel.totals as u64 + kernel.cells as u64).div_ceil(INVOCATIONS_PER_REPLICA as u64) + 4, 1, 0)
     }
 
     fn spins_of(&self, cells: &[u32], _replica: usize, free_spins: &[Spin]) -> Vec<u8> {
-        free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect()
+        spins_of_cells(cells, free_spins)
     }
 
     /// All zero.
-    fn initial_spins(&self, free_spins: &[Spin], _seed: u64, _replica: usize) -> Vec<u8> {
-        vec![0; free_spins.len()]
+    fn initial_spins(&self, puzzle: &Loaded, _seed: u64, _replica: usize, _weights: Weights) -> Vec<u8> {
+        vec![0; puzzle.free_spins.len()]
+    }
+}
+
+/// The free spins of a state held as a word per cell, bit d: spin (cell, d).
+pub fn spins_of_cells(cells: &[u32], free_spins: &[Spin]) -> Vec<u8> {
+    free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect()
+}
+
+/// cells.wgsl: a replica per unit, its constraints' totals and weights
+/// (packed `t | w << 16`), a word per cell and its energy in workgroup
+/// memory; in global memory the same, so gather and the states read back
+/// as spins.wgsl's do.
+struct CellsKernel;
+
+impl EngineParts for CellsKernel {
+    fn source(&self) -> &'static str {
+        include_str!("../../../shaders/cells.wgsl")
+    }
+
+    fn replicas_per_unit(&self) -> usize {
+        1
+    }
+
+    fn lanes(&self) -> u32 {
+        CELL_INVOCATIONS
+    }
+
+    fn workgroup_words(&self, kernel: &Kernel) -> u32 {
+        kernel.totals + kernel.cells + 2
+    }
+
+    fn totals_may_stay_global(&self) -> bool {
+        false
+    }
+
+    fn totals_per_unit(&self, kernel: &Kernel) -> u32 {
+        kernel.totals
+    }
+
+    fn state_per_unit(&self, kernel: &Kernel) -> u32 {
+        kernel.cells
+    }
+
+    fn cell_headers(&self, kernel: &Kernel) -> u32 {
+        kernel.cells
+    }
+
+    fn gather_bindings(&self) -> &'static [u32] {
+        &[0, 7, 8, 9]
+    }
+
+    fn constants(&self, kernel: &Kernel) -> Vec<String> {
+        let per_group = kernel.per_group;
+        let (adaptive, base, cap, relax_every) = match kernel.weights {
+            Weights::Fixed => (false, 1, 1, 1),
+            Weights::Adaptive(rule) => (true, rule.base as u32, rule.cap as u32, rule.relax_every),
+        };
+        vec![
+            int("CELL_INVOCATIONS", CELL_INVOCATIONS),
+            int("REPLICAS_PER_GROUP", per_group),
+            int("GROUP_SIZE", CELL_INVOCATIONS * per_group),
+            int("GROUP_TOTALS", kernel.totals * per_group),
+            int("GROUP_CELLS", kernel.cells * per_group),
+            int("FIRST_UNIT", kernel.cells),
+            int("CELL_DATA", kernel.spin_data_per_slot()),
+            boolean("ADAPTIVE", adaptive),
+            int("WEIGHT_BASE", base),
+            int("WEIGHT_CAP", cap),
+            int("RELAX_EVERY", relax_every),
+            int("INITIAL_STATE_SWEEP", INITIAL_STATE_SWEEP),
+        ]
+    }
+
+    fn loop_iterations(&self, kernel: &Kernel, attempts_per_lane: u64) -> (u64, u64, u64) {
+        let (lanes, n) = (CELL_INVOCATIONS as u64, kernel.shape.n as u64);
+        let units = (kernel.totals as u64).div_ceil(lanes);
+        let unit_width = kernel.width as u64 - 1;
+        // Two passes over a cell's candidates, each over their units; the old and new candidates' units.
+        let per_cell = 2 * n * (1 + unit_width) + 2 * unit_width;
+        let load_and_store = 2 * (units + (kernel.cells as u64).div_ceil(lanes));
+        let initial_state = n + attempts_per_lane * (1 + unit_width);
+        // Load, store, the initial state and the final energy; and a weight pass per sweep.
+        (load_and_store + initial_state + units + 4, per_cell, units + 1)
+    }
+
+    fn spins_of(&self, cells: &[u32], _replica: usize, free_spins: &[Spin]) -> Vec<u8> {
+        spins_of_cells(cells, free_spins)
+    }
+
+    /// A random candidate per cell: the twin's.
+    fn initial_spins(&self, puzzle: &Loaded, seed: u64, replica: usize, weights: Weights) -> Vec<u8> {
+        let table = puzzle.cells.as_ref().expect("cells.wgsl slots keep their cells");
+        let replica = CellReplica::random(table, weights, seed, replica as u32);
+        table.spins_of(&replica.choice, puzzle.free_spins.len())
     }
 }
 
@@ -345,6 +502,10 @@ impl EngineParts for BitsKernel {
 
     fn replicas_per_unit(&self) -> usize {
         REPLICAS_PER_WORD
+    }
+
+    fn lanes(&self) -> u32 {
+        REPLICAS_PER_WORD as u32
     }
 
     fn workgroup_words(&self, kernel: &Kernel) -> u32 {
@@ -385,7 +546,7 @@ impl EngineParts for BitsKernel {
         ]
     }
 
-    fn loop_iterations(&self, kernel: &Kernel, attempts_per_lane: u64) -> (u64, u64) {
+    fn loop_iterations(&self, kernel: &Kernel, attempts_per_lane: u64) -> (u64, u64, u64) {
         let (colours, lanes) = (kernel.shape.n as u64, REPLICAS_PER_WORD as u64);
         let (totals, width) = (kernel.totals as u64, kernel.width as u64);
         let (planes, sums) = (kernel.planes as u64, kernel.sum_planes as u64);
@@ -395,7 +556,7 @@ impl EngineParts for BitsKernel {
         let energy = (totals - 1) * (1 + planes);
         // Sums, comparisons, 32 rounds at most, 32 thinned lanes at most, counts.
         let attempt = width * (1 + sums) + 6 * (1 + sums) + 32 + 32 * (1 + sums) + width * (1 + planes);
-        (load_and_store + rows + initial_state + energy + 4, attempt)
+        (load_and_store + rows + initial_state + energy + 4, attempt, 0)
     }
 
     fn spins_of(&self, words: &[u32], replica: usize, free_spins: &[Spin]) -> Vec<u8> {
@@ -404,8 +565,8 @@ impl EngineParts for BitsKernel {
     }
 
     /// Random, from the word's stream: the twin's.
-    fn initial_spins(&self, free_spins: &[Spin], seed: u64, replica: usize) -> Vec<u8> {
-        bits::initial_state(free_spins.len(), seed, replica)
+    fn initial_spins(&self, puzzle: &Loaded, seed: u64, replica: usize, _weights: Weights) -> Vec<u8> {
+        bits::initial_state(puzzle.free_spins.len(), seed, replica)
     }
 }
 
@@ -440,8 +601,14 @@ mod tests {
         let slot = fields(common, "SlotInfo");
         assert_eq!(slot.matches(": u32,").count(), 6);
         assert!(slot.contains("offset: i32,") && slot.contains("class_start: array<u32, CLASS_STARTS>,"));
-        for engine in [Engine::Spins, Engine::Bits] {
-            let kernel = Kernel::new(engine, Shape::CLASSIC, 16384).unwrap();
+        for engine in [Engine::Spins, Engine::Cells, Engine::Bits] {
+            let kernel = Kernel::new(
+                engine,
+                Shape::CLASSIC,
+                Weights::Adaptive(crate::dynamics::AdaptiveWeights::DEFAULT),
+                16384,
+            )
+            .unwrap();
             let constants = kernel.wgsl_constants();
             let shader = &kernel.source()[constants.len()..];
             for line in constants.lines().filter(|l| !l.is_empty()) {
@@ -454,18 +621,21 @@ mod tests {
 
     #[test]
     fn kernels_fit_the_workgroup_memory_they_get() {
-        let classic = Kernel::new(Engine::Spins, Shape::CLASSIC, 16384).unwrap();
+        let classic = Kernel::new(Engine::Spins, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
         assert_eq!((classic.totals, classic.per_group, classic.table_len), (325, 4, 69));
-        let big = Kernel::new(Engine::Spins, Shape { n: 25, variant: Variant::X }, 16384).unwrap();
+        let big = Kernel::new(Engine::Spins, Shape { n: 25, variant: Variant::X }, Weights::Fixed, 16384).unwrap();
         assert_eq!((big.width, big.spin_vecs, big.per_group), (6, 2, 1));
-        assert_eq!(Kernel::new(Engine::Spins, big.shape, 8192), None);
+        assert_eq!(Kernel::new(Engine::Spins, big.shape, Weights::Fixed, 8192), None);
         // A 9×9 word: 325 totals × 4 planes, 192 rows, 32 lanes: 6,196 bytes.
-        let bits = Kernel::new(Engine::Bits, Shape::CLASSIC, 16384).unwrap();
+        let bits = Kernel::new(Engine::Bits, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
         assert_eq!((bits.planes, bits.sum_planes, bits.per_group), (4, 6, 2));
-        let sixteen = Kernel::new(Engine::Bits, Shape { n: 16, variant: Variant::Standard }, 32768).unwrap();
+        let sixteen =
+            Kernel::new(Engine::Bits, Shape { n: 16, variant: Variant::Standard }, Weights::Fixed, 32768).unwrap();
         assert_eq!((sixteen.planes, sixteen.sum_planes, sixteen.per_group, sixteen.workgroup_totals), (5, 7, 1, true));
         // Where a word's totals do not fit, they stay in global memory; rows and lane tables take 896 bytes a word.
-        let global = |shape, bytes| Kernel::new(Engine::Bits, shape, bytes).map(|k| (k.per_group, k.workgroup_totals));
+        let global = |shape, bytes| {
+            Kernel::new(Engine::Bits, shape, Weights::Fixed, bytes).map(|k| (k.per_group, k.workgroup_totals))
+        };
         assert_eq!(global(sixteen.shape, 16384), Some((4, false)));
         assert_eq!(global(Shape { n: 25, variant: Variant::X }, 49152), Some((4, false)));
         assert_eq!(global(Shape::CLASSIC, 1792), Some((2, false)));
@@ -478,11 +648,12 @@ mod tests {
     /// on spins.wgsl (~2,300 measured); an empty 16×16 board one.
     #[test]
     fn rounds_split_within_the_loop_budget() {
-        let bits = Kernel::new(Engine::Bits, Shape::CLASSIC, 16384).unwrap();
+        let bits = Kernel::new(Engine::Bits, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
         assert_eq!(bits.sweeps_per_dispatch(SOFTWARE_LOOP_BUDGET, 9), 18);
-        let sixteen = Kernel::new(Engine::Bits, Shape { n: 16, variant: Variant::Standard }, 32768).unwrap();
+        let sixteen =
+            Kernel::new(Engine::Bits, Shape { n: 16, variant: Variant::Standard }, Weights::Fixed, 32768).unwrap();
         assert_eq!(sixteen.sweeps_per_dispatch(SOFTWARE_LOOP_BUDGET, 16 * 8), 1);
-        let spins = Kernel::new(Engine::Spins, Shape::CLASSIC, 16384).unwrap();
+        let spins = Kernel::new(Engine::Spins, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
         assert_eq!(spins.sweeps_per_dispatch(SOFTWARE_LOOP_BUDGET, 9), 2_141);
     }
 }

@@ -30,6 +30,7 @@ use self::context::GpuContext;
 use self::kernel::{Engine, Kernel};
 use super::kind::BackendKind;
 use super::{Backend, Layout, Problem};
+use crate::dynamics::{Dynamics, Weights};
 use crate::error::{Error, Result};
 use crate::grid::Shape;
 
@@ -39,8 +40,12 @@ pub struct GpuBackend {
 }
 
 impl GpuBackend {
-    pub fn new(choice: AdapterChoice, engine: Engine) -> Result<GpuBackend> {
-        Ok(GpuBackend { context: GpuContext::new(choice, engine)?, batch: None })
+    /// `gpu` or `gpu-bits` on an adapter of `choice`.
+    pub fn new(choice: AdapterChoice, kind: BackendKind) -> Result<GpuBackend> {
+        if !kind.is_gpu() {
+            return Err(Error::Internal(format!("{} is no GPU backend", kind.name())));
+        }
+        Ok(GpuBackend { context: GpuContext::new(choice, kind)?, batch: None })
     }
 
     pub fn adapter(&self) -> &AdapterSummary {
@@ -54,10 +59,7 @@ impl GpuBackend {
 
 impl Backend for GpuBackend {
     fn kind(&self) -> BackendKind {
-        match self.context.engine {
-            Engine::Spins => BackendKind::Gpu,
-            Engine::Bits => BackendKind::GpuBits,
-        }
+        self.context.kind
     }
 
     fn device(&self) -> String {
@@ -68,7 +70,10 @@ impl Backend for GpuBackend {
     fn max_replicas(&self, shape: Shape) -> usize {
         let limit = self.context.limits.max_storage_buffer_binding_size.min(u32::MAX as u64);
         // Workgroup memory plays no part here: a kernel that does not fit fails in `configure`.
-        Kernel::new(self.context.engine, shape, u32::MAX).expect("fits in unlimited memory").max_replicas(limit)
+        // Single-spin and cell kernels keep the same states.
+        let engine =
+            Engine::of(self.context.kind, Dynamics::default()).expect("every GPU backend runs the plain model");
+        Kernel::new(engine, shape, Weights::Fixed, u32::MAX).expect("fits in unlimited memory").max_replicas(limit)
     }
 
     fn configure(&mut self, layout: Layout) -> Result<()> {
@@ -108,5 +113,10 @@ impl Backend for GpuBackend {
     fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
         let batch = self.batch.as_ref().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))?;
         batch.spins(&self.context, replicas)
+    }
+
+    fn weights(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
+        let batch = self.batch.as_ref().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))?;
+        batch.weights(&self.context, replicas)
     }
 }

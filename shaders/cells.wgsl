@@ -1,0 +1,265 @@
+// Cell moves with adaptive unit weights: CELL_INVOCATIONS invocations per
+// replica, REPLICAS_PER_GROUP replicas per workgroup, one puzzle per slot.
+// Twin of `sweep` in src/backend/cpu/cells.rs, which describes the moves:
+// same states, weights, random numbers and integer arithmetic, so both give
+// bit-identical replicas.
+//
+// Prepended, as for spins.wgsl: the board's constants (`Kernel::source` in
+// src/backend/gpu/kernel.rs, with the weights' rule: ADAPTIVE, WEIGHT_BASE,
+// WEIGHT_CAP, RELAX_EVERY), then common.wgsl.
+//
+// Free cells are numbered class by class (the slot's class_start); in the
+// phase of class c, invocation j of a replica updates cells class_start[c]
+// + j, + j + CELL_INVOCATIONS, ...; cells of one class share no unit, so
+// their updates never touch the same total and equal the twin's cell-by-cell
+// order. A barrier separates the phases; after the last, the invocations
+// share the pass over the unit constraints that adapts the weights.
+//
+// spin_data here holds, per slot (CELL_DATA vec4s), a header per free cell,
+// (first candidate, candidates, cell, 0), then the candidates in cell order,
+// SPIN_VECS vec4s each, as spins.wgsl's spins: (cell | digit << 16, then its
+// unit constraints, PADDING past its own).
+//
+// Workgroup memory holds, per replica, each constraint's total and weight
+// (packed t | w << 16; the padding's stay 0) and a word per cell (bit d:
+// the cell holds digit d), so the state in global memory reads back, and
+// `gather` copies it, as spins.wgsl's does.
+
+// totals[replica * TOTALS + k] = t_k | w_k << 16; cells[replica * CELLS + cell]
+@group(0) @binding(6) var<storage, read_write> totals: array<u32>;
+@group(0) @binding(7) var<storage, read_write> cells: array<u32>;
+// solutions[slot * CELLS + cell]: a copy of the cells of the slot's first
+// zero-energy replica, written by `gather`.
+@group(0) @binding(9) var<storage, read_write> solutions: array<u32>;
+
+var<workgroup> local_units: array<u32, GROUP_TOTALS>;
+var<workgroup> local_cells: array<u32, GROUP_CELLS>;
+// Σ_k w_k (1 − t_k)² over the unit constraints, at the end of the dispatch.
+var<workgroup> local_energy: array<atomic<i32>, REPLICAS_PER_GROUP>;
+// 1 where some invocation of the replica found a loop cut short (common.wgsl, CUT_SHORT).
+var<workgroup> cut_short: array<atomic<u32>, REPLICAS_PER_GROUP>;
+
+const TOTAL_MASK: u32 = 0xffffu;
+
+fn weight_of(unit: u32) -> i32 {
+    return i32(unit >> 16u);
+}
+
+fn total_of(unit: u32) -> i32 {
+    return i32(unit & TOTAL_MASK);
+}
+
+// Candidate `j` of the slot: its digit and its unit constraints (PADDING past its own).
+fn candidate(slot_base: u32, j: u32, digit: ptr<function, u32>) -> array<u32, 5> {
+    let head = spin_data[slot_base + CELLS + j * SPIN_VECS];
+    *digit = head.x >> 16u;
+    var units = array<u32, 5>(head.y, head.z, head.w, PADDING, PADDING);
+    if SPIN_VECS > 1u {
+        let more = spin_data[slot_base + CELLS + j * SPIN_VECS + 1u];
+        units[3] = more.x;
+        units[4] = more.y;
+    }
+    return units;
+}
+
+// Adds `step` (1 or −1, wrapping) to the totals of `units` of a replica.
+fn count(t0: u32, units: array<u32, 5>, step: u32) {
+    for (var u = 0u; u < WIDTH - 1u; u++) {
+        if units[u] != PADDING {
+            local_units[t0 + units[u]] += step;
+        }
+    }
+}
+
+// The heat-bath update of free cell i. Twin: the loop body of `sweep` in cells.rs.
+fn update_cell(slot_base: u32, t0: u32, c0: u32, i: u32, key: u32, table: u32, table_len: u32) {
+    let header = spin_data[slot_base + i];
+    let first = header.x;
+    let count_here = header.y;
+    let cell = header.z;
+    let current = firstTrailingBit(local_cells[c0 + cell]);
+    // e_j = Σ_k w_k (2 t_k − 1) with the cell's candidate taken out of its
+    // units: that changes only the current candidate's own units, whose
+    // totals are one less, so e_current loses 2 Σ_k w_k.
+    var energies: array<i32, COLOURS>;
+    var lowest = 0x7fffffff;
+    for (var c = 0u; c < count_here; c++) {
+        var digit = 0u;
+        let units = candidate(slot_base, first + c, &digit);
+        var e = 0;
+        for (var u = 0u; u < WIDTH - 1u; u++) {
+            let unit = local_units[t0 + units[u]];
+            let t = total_of(unit) - select(0, 1, digit == current && units[u] != PADDING);
+            e += weight_of(unit) * (2 * t - 1);
+        }
+        energies[c] = e;
+        lowest = min(lowest, e);
+    }
+    var sum = 0u;
+    for (var c = 0u; c < count_here; c++) {
+        let x = u32(energies[c] - lowest);
+        sum += select(0u, rung_tables[table + x], x < table_len);
+    }
+    var r = mul_high(attempt_random(key, i), sum);
+    var pick = count_here - 1u;
+    for (var c = 0u; c < count_here; c++) {
+        let x = u32(energies[c] - lowest);
+        let weight = select(0u, rung_tables[table + x], x < table_len);
+        if r < weight {
+            pick = c;
+            break;
+        }
+        r -= weight;
+    }
+    var digit = 0u;
+    let units = candidate(slot_base, first + pick, &digit);
+    if digit != current {
+        for (var c = 0u; c < count_here; c++) {
+            var old = 0u;
+            let old_units = candidate(slot_base, first + c, &old);
+            if old == current {
+                count(t0, old_units, 0xffffffffu);
+            }
+        }
+        count(t0, units, 1u);
+        local_cells[c0 + cell] = 1u << digit;
+    }
+}
+
+@compute @workgroup_size(GROUP_SIZE)
+fn sweep(
+    @builtin(local_invocation_index) local: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let member = local / CELL_INVOCATIONS; // which of the workgroup's replicas
+    let lane = local % CELL_INVOCATIONS;
+    let replica = params.first_replica + (group.y * groups.x + group.x) * REPLICAS_PER_GROUP + member;
+    // Padding replicas past the end run along (barriers need every
+    // invocation) but read and write nothing global.
+    let valid = replica < params.end_replica;
+    let t0 = member * TOTALS;
+    let c0 = member * CELLS;
+    let clamped = min(replica, params.end_replica - 1u);
+    let slot_index = clamped / params.replicas_per_slot;
+    let slot = slots[slot_index];
+    let fresh = slot.fresh != 0u;
+    let slot_base = slot_index * CELL_DATA;
+    let free_cells = select(0u, slot.class_start[COLOURS], valid && fresh);
+    let stream = stream_key(slot.seed_lo, slot.seed_hi, clamped - slot_index * params.replicas_per_slot);
+    if valid && fresh {
+        let initial_weight = select(1u, WEIGHT_BASE, ADAPTIVE) << 16u;
+        for (var k = lane; k < TOTALS; k += CELL_INVOCATIONS) {
+            let weight = select(initial_weight, 0u, k == PADDING);
+            local_units[t0 + k] = initial_totals[slot_index * TOTALS + k] | weight;
+        }
+        for (var c = lane; c < CELLS; c += CELL_INVOCATIONS) {
+            local_cells[c0 + c] = 0u;
+        }
+    } else if valid {
+        for (var k = lane; k < TOTALS; k += CELL_INVOCATIONS) {
+            local_units[t0 + k] = totals[replica * TOTALS + k];
+        }
+        for (var c = lane; c < CELLS; c += CELL_INVOCATIONS) {
+            local_cells[c0 + c] = cells[replica * CELLS + c];
+        }
+    }
+    if lane == 0u {
+        atomicStore(&local_energy[member], 0);
+        atomicStore(&cut_short[member], 0u);
+    }
+    workgroupBarrier();
+    // A fresh replica starts from a random candidate in each free cell,
+    // class by class (cells of different classes may share a unit). Twin:
+    // `CellReplica::random`.
+    let initial = sweep_key(stream, INITIAL_STATE_SWEEP);
+    for (var colour = 0u; colour < COLOURS; colour++) {
+        let end = min(slot.class_start[colour + 1u], free_cells);
+        for (var i = slot.class_start[colour] + lane; i < end; i += CELL_INVOCATIONS) {
+            let header = spin_data[slot_base + i];
+            var digit = 0u;
+            let units = candidate(slot_base, header.x + mul_high(attempt_random(initial, i), header.y), &digit);
+            count(t0, units, 1u);
+            local_cells[c0 + header.z] = 1u << digit;
+        }
+        workgroupBarrier();
+    }
+
+    let sweeps = select(0u, slot.sweep_count, valid);
+    let table = slot_index * params.table_stride + rung_of_replica[clamped] * slot.table_len;
+    var s = 0u;
+    for (; s < params.sweep_count; s++) {
+        let key = sweep_key(stream, slot.first_sweep + s);
+        for (var colour = 0u; colour < COLOURS; colour++) {
+            // A slot past its own sweep count idles; the barriers stay uniform.
+            let end = select(0u, slot.class_start[colour + 1u], s < sweeps);
+            for (var i = slot.class_start[colour] + lane; i < end; i += CELL_INVOCATIONS) {
+                update_cell(slot_base, t0, c0, i, key, table, slot.table_len);
+            }
+            workgroupBarrier();
+        }
+        // Adaptive weights: +1 on violated units up to the cap, and every
+        // RELAX_EVERY sweeps −1 on those above the base. Twin: `update_weights`.
+        if ADAPTIVE && s < sweeps {
+            let relax = (slot.first_sweep + s + 1u) % RELAX_EVERY == 0u;
+            for (var k = FIRST_UNIT + lane; k < PADDING; k += CELL_INVOCATIONS) {
+                let unit = local_units[t0 + k];
+                var w = u32(weight_of(unit));
+                if total_of(unit) != 1 {
+                    w = min(w + 1u, WEIGHT_CAP);
+                }
+                if relax && w > WEIGHT_BASE {
+                    w -= 1u;
+                }
+                local_units[t0 + k] = (unit & TOTAL_MASK) | (w << 16u);
+            }
+        }
+        workgroupBarrier();
+    }
+
+    // Σ_k w_k (1 − t_k)² over the unit constraints; the state goes back.
+    var energy = 0;
+    var copied = FIRST_UNIT + lane;
+    if valid {
+        for (; copied < PADDING; copied += CELL_INVOCATIONS) {
+            let unit = local_units[t0 + copied];
+            let missing = 1 - total_of(unit);
+            energy += weight_of(unit) * missing * missing;
+        }
+        for (var k = lane; k < TOTALS; k += CELL_INVOCATIONS) {
+            totals[replica * TOTALS + k] = local_units[t0 + k];
+        }
+        for (var c = lane; c < CELLS; c += CELL_INVOCATIONS) {
+            cells[replica * CELLS + c] = local_cells[c0 + c];
+        }
+    }
+    atomicAdd(&local_energy[member], energy);
+    // The sweeps and the energy's loop run to their ends unless the driver cut them short.
+    if s < params.sweep_count || (valid && copied < PADDING) {
+        atomicStore(&cut_short[member], 1u);
+    }
+    workgroupBarrier();
+    if valid && lane == 0u {
+        let total = atomicLoad(&local_energy[member]);
+        energies[replica] = select(total, CUT_SHORT, atomicLoad(&cut_short[member]) != 0u);
+    }
+}
+
+// After a sweep, one workgroup per slot of the dispatch: copies the cells
+// of the slot's first zero-energy replica to `solutions`, as spins.wgsl's.
+@compute @workgroup_size(GATHER_SIZE)
+fn gather(
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let per_slot = params.replicas_per_slot;
+    let slot = params.first_replica / per_slot + group.y * groups.x + group.x;
+    let solved = first_solved_replica(lane, slot);
+    if solved < per_slot {
+        let replica = slot * per_slot + solved;
+        for (var c = lane; c < CELLS; c += GATHER_SIZE) {
+            solutions[slot * CELLS + c] = cells[replica * CELLS + c];
+        }
+    }
+}
