@@ -1,12 +1,14 @@
 //! Sweep throughput in spin-update attempts per second.
 //! `cargo bench --bench sweep` (criterion reports elements/s = attempts/s).
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 
 use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
 use sudoku_anneal::backend::cpu::spins::{sweep, Replica};
 use sudoku_anneal::backend::cpu::CpuBackend;
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
+use sudoku_anneal::backend::lanes::LanesBackend;
 use sudoku_anneal::backend::tables::SpinTable;
 use sudoku_anneal::backend::{Backend, Layout, Problem};
 use sudoku_anneal::dynamics::{AdaptiveWeights, Dynamics, Moves, Weights};
@@ -114,6 +116,36 @@ fn cpu_bits_one_temperature(c: &mut Criterion) {
     group.finish();
 }
 
+/// Cell moves with adaptive weights on one thread, at T = 1.2: the
+/// reference (cpu) and the lanes backend, 32 chains of Inkala each. An
+/// attempt weighs one candidate, so attempts/s compare with the spin
+/// backends' (cpu-bits above) per unit of work.
+fn cell_moves_one_thread(c: &mut Criterion) {
+    let model = inkala(Reduce::Clues);
+    let ladder = Ladder { temperatures: vec![1.2] };
+    let dynamics = Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(AdaptiveWeights::DEFAULT) };
+    let chains = 32;
+    let layout = Layout { shape: Shape::CLASSIC, slots: 1, replicas_per_slot: chains, rungs: 1, dynamics };
+    let rungs = vec![0; chains];
+    let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let mut group = c.benchmark_group("cell_moves_one_thread");
+    type Setup<'a> = (Layout, Problem<'a>, Vec<u32>, rayon::ThreadPool);
+    group.throughput(Throughput::Elements(SWEEPS as u64 * model.len() as u64 * chains as u64));
+    fn run<B: Backend + Send>(group: &mut BenchmarkGroup<'_, WallTime>, mut backend: B, setup: &Setup) {
+        let (layout, problem, rungs, one_thread) = setup;
+        backend.configure(*layout).unwrap();
+        backend.load(0, problem).unwrap();
+        one_thread.install(|| backend.sweep(rungs, &[200]).unwrap());
+        group.bench_function(BenchmarkId::new(backend.name(), format!("inkala, {} chains, T=1.2", rungs.len())), |b| {
+            b.iter(|| one_thread.install(|| backend.sweep(rungs, &[SWEEPS]).unwrap()))
+        });
+    }
+    let setup = (layout, Problem::with_dynamics(&model, &ladder, 1, dynamics), rungs, one_thread);
+    run(&mut group, CpuBackend::new(), &setup);
+    run(&mut group, LanesBackend::new(), &setup);
+    group.finish();
+}
+
 /// The GPU sweep kernels with many replicas (default 65,536, as 64 slots of
 /// one puzzle): the scalar one on the default ladder, the bit-sliced one on
 /// it and at gpu-bits' one temperature. Skipped without a hardware adapter;
@@ -175,6 +207,7 @@ criterion_group!(
     cpu_backend_all_threads,
     cpu_backends_one_thread,
     cpu_bits_one_temperature,
+    cell_moves_one_thread,
     gpu_sweep
 );
 criterion_main!(benches);

@@ -78,6 +78,10 @@ pub const MAX_SWEEPS: u32 = 1_000_000;
 /// The time budget per puzzle where the user sets none, in seconds.
 pub const TIMEOUT_SECONDS: f64 = 60.0;
 
+/// The heaviest a unit may weigh: cpu-lanes sums a candidate's weighted
+/// totals in 16 bits, 2 · 5 units · 100 · 25 at most.
+const MAX_WEIGHT: u8 = 100;
+
 /// The largest board order the small-board ladder applies to.
 const SMALL_BOARD_ORDER: usize = 9;
 
@@ -207,8 +211,8 @@ impl Settings {
             if self.moves != Moves::Cell {
                 return fail("--weights adaptive needs --moves cell");
             }
-            if rule.base < 1 || rule.cap < rule.base {
-                return fail("adaptive weights must satisfy 1 <= --weight-base <= --weight-cap");
+            if rule.base < 1 || rule.cap < rule.base || rule.cap > MAX_WEIGHT {
+                return fail("adaptive weights must satisfy 1 <= --weight-base <= --weight-cap <= 100");
             }
             if rule.relax_every < 1 {
                 return fail("--relax-every must be at least 1");

@@ -4,7 +4,7 @@
 //! between base and cap, and energy 0 means solved under any weights.
 //! (That the moves sample the right distribution is in tempering.rs.)
 
-use sudoku_anneal::backend::{cpu::CpuBackend, Backend, Layout, Problem};
+use sudoku_anneal::backend::{cpu::CpuBackend, lanes::LanesBackend, Backend, Layout, Problem};
 use sudoku_anneal::dynamics::{AdaptiveWeights, Dynamics, Moves, Weights};
 use sudoku_anneal::grid::{Shape, Variant};
 use sudoku_anneal::model::Model;
@@ -25,11 +25,10 @@ fn weighted_energy(model: &Model, spins: &[u8], weights: &[u8]) -> i32 {
     totals[geometry.cells..].iter().zip(weights).map(|(&t, &w)| w as i32 * (1 - t) * (1 - t)).sum()
 }
 
-fn assert_books_balance(model: &Model, dynamics: Dynamics) {
+fn assert_books_balance(model: &Model, dynamics: Dynamics, backend: &mut dyn Backend) {
     let ladder = Ladder::geometric(3, 0.8, 1.6);
     let (rungs, ladders) = (ladder.rungs(), 5);
     let per_slot = rungs * ladders;
-    let mut backend = CpuBackend::new();
     let layout = Layout { shape: model.fixed.shape, slots: 1, replicas_per_slot: per_slot, rungs, dynamics };
     backend.configure(layout).unwrap();
     backend.load(0, &Problem::with_dynamics(model, &ladder, 11, dynamics)).unwrap();
@@ -55,7 +54,7 @@ fn assert_books_balance(model: &Model, dynamics: Dynamics) {
                     weights.clone()
                 }
             };
-            assert_eq!(energy, weighted_energy(model, spins, &weights));
+            assert_eq!(energy, weighted_energy(model, spins, &weights), "{}", backend.name());
             assert!(energy >= model.energy(spins));
             assert_eq!(energy == 0, model.energy(spins) == 0, "energy 0 means solved");
             solved += usize::from(energy == 0);
@@ -79,7 +78,9 @@ fn cell_moves_keep_one_candidate_per_cell_and_their_energies_straight() {
     }
     for model in &models {
         for weights in [Weights::Fixed, adaptive] {
-            assert_books_balance(model, Dynamics { moves: Moves::Cell, weights });
+            let dynamics = Dynamics { moves: Moves::Cell, weights };
+            assert_books_balance(model, dynamics, &mut CpuBackend::new());
+            assert_books_balance(model, dynamics, &mut LanesBackend::new());
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
 use sudoku_anneal::backend::cpu::bits::Bits32Backend;
-use sudoku_anneal::backend::{cpu::CpuBackend, Backend, Layout, Problem};
+use sudoku_anneal::backend::{cpu::CpuBackend, lanes::LanesBackend, Backend, Layout, Problem};
 use sudoku_anneal::dynamics::{Dynamics, Moves, Weights};
 use sudoku_anneal::grid::Variant;
 use sudoku_anneal::model::Model;
@@ -114,6 +114,16 @@ fn cell_moves_sample_the_boltzmann_distribution_of_one_hot_states() {
     let cells = Dynamics { moves: Moves::Cell, weights: Weights::Fixed };
     for model in [tiny_sudoku(), tiny_latin_square()] {
         assert_samples_boltzmann(&model, &mut CpuBackend::new(), cells, 2, 60_000);
+    }
+}
+
+/// cpu-lanes draws the same heat bath from 16-bit weights: 5 ladders of 4
+/// rungs fill a group of 16 chains and 4 lanes of a second.
+#[test]
+fn cpu_lanes_sample_the_boltzmann_distribution_of_one_hot_states() {
+    let cells = Dynamics { moves: Moves::Cell, weights: Weights::Fixed };
+    for model in [tiny_sudoku(), tiny_latin_square()] {
+        assert_samples_boltzmann(&model, &mut LanesBackend::new(), cells, 5, 20_000);
     }
 }
 

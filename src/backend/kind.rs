@@ -11,6 +11,7 @@ use super::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
 use super::cpu::bits::Bits32Backend;
 use super::cpu::CpuBackend;
 use super::gpu::{AdapterChoice, GpuBackend};
+use super::lanes::LanesBackend;
 use super::Backend;
 use crate::dynamics::{Dynamics, Moves, WeightRule};
 use crate::error::Result;
@@ -24,6 +25,8 @@ pub enum BackendKind {
     Cpu,
     /// 128 ladders in the bits of each SSE2 register (`bitsliced/`).
     CpuBits,
+    /// Cell moves, 16 chains in the 16-bit lanes of each vector (`lanes.rs`).
+    CpuLanes,
     /// `shaders/spins.wgsl` through wgpu; its twin is `cpu`.
     Gpu,
     /// `shaders/bits.wgsl`: 32 replicas in the bits of each u32; its twin is `bits32`.
@@ -82,14 +85,21 @@ const BITS_SMALL_BOARDS: GeometricLadder = GeometricLadder { replicas: 1, t_min:
 const RUNGS: usize = 16;
 
 impl BackendKind {
-    pub const ALL: [BackendKind; 5] =
-        [BackendKind::Cpu, BackendKind::CpuBits, BackendKind::Gpu, BackendKind::GpuBits, BackendKind::Bits32];
+    pub const ALL: [BackendKind; 6] = [
+        BackendKind::Cpu,
+        BackendKind::CpuBits,
+        BackendKind::CpuLanes,
+        BackendKind::Gpu,
+        BackendKind::GpuBits,
+        BackendKind::Bits32,
+    ];
 
     /// As users write it (`--backend`) and reports show it.
     pub fn name(self) -> &'static str {
         match self {
             BackendKind::Cpu => "cpu",
             BackendKind::CpuBits => "cpu-bits",
+            BackendKind::CpuLanes => "cpu-lanes",
             BackendKind::Gpu => "gpu",
             BackendKind::GpuBits => "gpu-bits",
             BackendKind::Bits32 => "bits32",
@@ -101,6 +111,7 @@ impl BackendKind {
         match self {
             BackendKind::Cpu => "the reference: one replica at a time per core, the GPU's twin",
             BackendKind::CpuBits => "the CPU with 128 ladders in the bits of each SSE2 register (multi-spin coding)",
+            BackendKind::CpuLanes => "the CPU with 16 chains in the 16-bit lanes of each vector: cell moves only",
             BackendKind::Gpu => "the GPU, a replica per 32 invocations (twin: cpu)",
             BackendKind::GpuBits => "the GPU with 32 replicas in the bits of each u32 (twin: bits32)",
             BackendKind::Bits32 => "gpu-bits' twin on the CPU: its random numbers and arithmetic",
@@ -114,7 +125,7 @@ impl BackendKind {
             BackendKind::Gpu => Some(BackendKind::Cpu),
             BackendKind::GpuBits => Some(BackendKind::Bits32),
             BackendKind::Bits32 => Some(BackendKind::GpuBits),
-            BackendKind::CpuBits => None,
+            BackendKind::CpuBits | BackendKind::CpuLanes => None,
         }
     }
 
@@ -125,6 +136,7 @@ impl BackendKind {
         match self {
             BackendKind::Cpu | BackendKind::Gpu => true,
             BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => dynamics == Dynamics::default(),
+            BackendKind::CpuLanes => dynamics.moves == Moves::Cell,
         }
     }
 
@@ -138,6 +150,7 @@ impl BackendKind {
         Ok(match self {
             BackendKind::Cpu => Box::new(CpuBackend::new()),
             BackendKind::CpuBits => Box::new(BitslicedBackend::new()),
+            BackendKind::CpuLanes => Box::new(LanesBackend::new()),
             BackendKind::Gpu | BackendKind::GpuBits => Box::new(GpuBackend::new(AdapterChoice::Any, self)?),
             BackendKind::Bits32 => Box::new(Bits32Backend::new()),
         })
@@ -152,8 +165,10 @@ impl BackendKind {
             Variant::Latin => (ladder, ladder),
             Variant::Standard | Variant::X => (small, large),
         };
+        let heat_bath = GeometricLadder { replicas: 1, t_min: 1.2, t_max: 1.2 };
         let (small_boards, large_boards) = match self {
             BackendKind::Cpu | BackendKind::Gpu => (ladder, ladder),
+            BackendKind::CpuLanes => (heat_bath, heat_bath),
             BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => {
                 bits_ladders(BITS_LARGE_BOARDS, BITS_SMALL_BOARDS)
             }
@@ -163,6 +178,7 @@ impl BackendKind {
             // A 9×9 puzzle anneals in one lane mask, on one thread: a puzzle
             // per thread keeps every core busy, and results do not depend on the batch.
             BackendKind::CpuBits => (LADDERS_PER_MASK, Batch::OnePerThread, 10),
+            BackendKind::CpuLanes => (32, Batch::OnePerThread, 5),
             // From hardest-class time to solution on an H100 (BENCHMARKS.md):
             // more ladders need fewer sweeps, but past 64 each sweep costs
             // more than it saves; 64 puzzles × 64 ladders × 16 rungs = 65,536 replicas.
@@ -172,7 +188,10 @@ impl BackendKind {
             BackendKind::GpuBits => (1024, Batch::Puzzles(64), 20),
             BackendKind::Bits32 => (1024, Batch::OnePerThread, 20),
         };
-        let (moves, weights) = (Moves::Spin, WeightRule::Fixed);
+        let (moves, weights) = match self {
+            BackendKind::CpuLanes => (Moves::Cell, WeightRule::Adaptive),
+            _ => (Moves::Spin, WeightRule::Fixed),
+        };
         Defaults { ladders, batch, exchange_every, moves, weights, small_boards, large_boards }
     }
 }
@@ -216,14 +235,16 @@ impl BackendChoice {
 
 impl clap::ValueEnum for BackendChoice {
     fn value_variants<'a>() -> &'a [Self] {
-        const CHOICES: [BackendChoice; 6] = [
-            BackendChoice::Kind(BackendKind::Cpu),
-            BackendChoice::Kind(BackendKind::CpuBits),
-            BackendChoice::Kind(BackendKind::Gpu),
-            BackendChoice::Kind(BackendKind::GpuBits),
-            BackendChoice::Kind(BackendKind::Bits32),
-            BackendChoice::Auto,
-        ];
+        // Every backend, then auto.
+        const CHOICES: [BackendChoice; BackendKind::ALL.len() + 1] = {
+            let mut choices = [BackendChoice::Auto; BackendKind::ALL.len() + 1];
+            let mut i = 0;
+            while i < BackendKind::ALL.len() {
+                choices[i] = BackendChoice::Kind(BackendKind::ALL[i]);
+                i += 1;
+            }
+            choices
+        };
         &CHOICES
     }
 

@@ -22,6 +22,7 @@ pub mod bitsliced;
 pub mod cpu;
 pub mod gpu;
 pub mod kind;
+pub mod lanes;
 pub mod tables;
 
 use std::ops::Range;
