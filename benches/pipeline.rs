@@ -131,7 +131,7 @@ fn host_ceiling(c: &mut Criterion) {
     // Built in, so the bench binary runs on the device machine too.
     let famous: Vec<&str> =
         include_str!("../examples/hard.txt").lines().filter(|l| !l.starts_with('#')).map(|l| &l[..81]).collect();
-    let one_temperature = Settings { ladders: 64, replicas: 1, t_min: 0.63, t_max: 0.63, ..Settings::default() };
+    let one_temperature = Settings { ladders: 64, replicas: 1, t_min: 0.63, t_max: 0.63, ..Settings::plain_model() };
     let solutions: Vec<Grid> = famous
         .iter()
         .map(|p| {
@@ -153,7 +153,7 @@ fn host_ceiling(c: &mut Criterion) {
         ("128 chains, 512 puzzles, 35 rounds", 128, 1, 512, 35),
     ];
     for (name, ladders, replicas, batch, rounds) in cases {
-        let settings = Settings { ladders, replicas, batch, exchange_every: 20, ..Settings::default() };
+        let settings = Settings { ladders, replicas, batch, exchange_every: 20, ..Settings::plain_model() };
         group.bench_function(name, |b| {
             b.iter(|| {
                 let mut backend = InstantBackend { solutions: solutions.clone(), rounds, per_slot: 0, slots: vec![] };

@@ -29,7 +29,7 @@ fn inkala(mode: Reduce) -> Model {
 
 /// One replica on one thread, at the default ladder's coldest and hottest rungs.
 fn cpu_sweep_one_thread(c: &mut Criterion) {
-    let settings = Settings::default();
+    let settings = Settings::plain_model();
     let model = inkala(Reduce::Clues);
     let cpu = SpinTable::new(&model);
     let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
@@ -54,7 +54,7 @@ fn cpu_sweep_one_thread(c: &mut Criterion) {
 
 /// The whole default ladder on every core, as `solve` runs it.
 fn cpu_backend_all_threads(c: &mut Criterion) {
-    let settings = Settings::default();
+    let settings = Settings::plain_model();
     let model = inkala(Reduce::Clues);
     let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let mut backend = CpuBackend::new();
@@ -74,7 +74,7 @@ fn cpu_backend_all_threads(c: &mut Criterion) {
 /// The scalar and the bit-sliced backend on the same work, one thread:
 /// 128 ladders of the default 16 rungs (one lane mask per rung when bit-sliced).
 fn cpu_backends_one_thread(c: &mut Criterion) {
-    let settings = Settings::default();
+    let settings = Settings::plain_model();
     let model = inkala(Reduce::Clues);
     let ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let problem = Problem::new(&model, &ladder, 1);
@@ -156,7 +156,7 @@ fn gpu_sweep(c: &mut Criterion) {
         if std::env::var_os("GPU_BENCH_REPLICAS").is_some() { AdapterChoice::Any } else { AdapterChoice::Hardware };
     let replicas: usize = std::env::var("GPU_BENCH_REPLICAS").ok().and_then(|v| v.parse().ok()).unwrap_or(65_536);
     let sweeps: u32 = std::env::var("GPU_BENCH_SWEEPS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
-    let settings = Settings::default();
+    let settings = Settings::plain_model();
     let default_ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let one_temperature = Ladder::geometric(1, 0.63, 0.63);
     let heat_bath = Ladder::geometric(1, 1.2, 1.2);

@@ -15,7 +15,25 @@ use crate::settings::Settings;
 pub struct Run {
     pub seed: u64,
     pub wall_seconds: f64,
+    /// CPU time of the whole process over the run, user plus system
+    /// (every thread, the host's side of a GPU run too); `None` where the
+    /// platform does not say.
+    pub cpu_seconds: Option<f64>,
     pub outcomes: Vec<Outcome>,
+}
+
+/// CPU time this process has used so far, user plus system, in seconds.
+#[cfg(unix)]
+pub fn process_cpu_seconds() -> Option<f64> {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let usage = getrusage(UsageWho::RUSAGE_SELF).ok()?;
+    let seconds = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 * 1e-6;
+    Some(seconds(usage.user_time()) + seconds(usage.system_time()))
+}
+
+#[cfg(not(unix))]
+pub fn process_cpu_seconds() -> Option<f64> {
+    None
 }
 
 /// All runs of one file on one backend.
@@ -36,10 +54,19 @@ pub struct Stats {
     /// Puzzle-runs solved within the budget.
     pub solved: usize,
     pub puzzles_per_second: f64,
+    /// CPU time over all runs, and puzzles per CPU-second: on a shared
+    /// machine, steadier than wall time.
+    pub cpu_seconds: Option<f64>,
+    pub puzzles_per_cpu_second: Option<f64>,
     pub median_seconds: Option<f64>,
     pub p90_seconds: Option<f64>,
     pub max_seconds: Option<f64>,
     pub median_sweeps: Option<u64>,
+    /// Spin-update attempts per solved puzzle (the work it took): median,
+    /// mean and 90th percentile over the solved puzzle-runs.
+    pub median_attempts: Option<u64>,
+    pub mean_attempts: Option<f64>,
+    pub p90_attempts: Option<u64>,
     pub attempts_per_second: f64,
     /// Accepted over proposed exchanges; `None` (JSON null, "–" in the
     /// table) where none was proposed, as on one-rung ladders.
@@ -71,11 +98,14 @@ impl Report {
         seconds.sort_by(f64::total_cmp);
         let mut sweeps: Vec<u64> = solved.iter().map(|o| o.sweeps).collect();
         sweeps.sort_unstable();
+        let mut attempts: Vec<u64> = solved.iter().map(|o| o.attempts).collect();
+        attempts.sort_unstable();
         let wall: f64 = self.runs.iter().map(|r| r.wall_seconds).sum();
+        let cpu: Option<f64> = self.runs.iter().map(|r| r.cpu_seconds).sum();
         let pairs = all.iter().map(|o| o.swap_attempts.len()).max().unwrap_or(0);
-        let (mut attempts, mut accepted) = (vec![0u64; pairs], vec![0u64; pairs]);
+        let (mut proposed, mut accepted) = (vec![0u64; pairs], vec![0u64; pairs]);
         for outcome in &all {
-            attempts.iter_mut().zip(&outcome.swap_attempts).for_each(|(sum, n)| *sum += n);
+            proposed.iter_mut().zip(&outcome.swap_attempts).for_each(|(sum, n)| *sum += n);
             accepted.iter_mut().zip(&outcome.swap_accepted).for_each(|(sum, n)| *sum += n);
         }
         let fraction = |accepted: u64, attempts: u64| (attempts > 0).then(|| accepted as f64 / attempts as f64);
@@ -100,17 +130,22 @@ impl Report {
             runs: self.runs.len(),
             solved: solved.len(),
             puzzles_per_second: if wall > 0.0 { all.len() as f64 / wall } else { 0.0 },
+            cpu_seconds: cpu,
+            puzzles_per_cpu_second: cpu.filter(|&c| c > 0.0).map(|c| all.len() as f64 / c),
             median_seconds: median(&seconds),
             p90_seconds: percentile(&seconds, 0.9),
             max_seconds: seconds.last().copied(),
             median_sweeps: median(&sweeps),
+            median_attempts: median(&attempts),
+            mean_attempts: (!attempts.is_empty()).then(|| attempts.iter().sum::<u64>() as f64 / attempts.len() as f64),
+            p90_attempts: attempts.get(((0.9 * attempts.len() as f64).ceil() as usize).max(1) - 1).copied(),
             attempts_per_second: if wall > 0.0 {
                 all.iter().map(|o| o.attempts).sum::<u64>() as f64 / wall
             } else {
                 0.0
             },
-            swap_acceptance: fraction(accepted.iter().sum(), attempts.iter().sum()),
-            swap_acceptance_per_pair: accepted.iter().zip(&attempts).map(|(&a, &n)| fraction(a, n)).collect(),
+            swap_acceptance: fraction(accepted.iter().sum(), proposed.iter().sum()),
+            swap_acceptance_per_pair: accepted.iter().zip(&proposed).map(|(&a, &n)| fraction(a, n)).collect(),
             // Unsolvable in every run counts as slowest, so the median stays honest.
             median_tts99_seconds: if known.len() == tts99_seconds.len() { median(&known) } else { None },
             success_probability,
@@ -126,13 +161,13 @@ fn ms(seconds: Option<f64>) -> String {
 /// One markdown table, a row per report.
 pub fn markdown(reports: &[Report]) -> String {
     let mut table = String::from(
-        "| file | backend | device | puzzles × runs | solved | puzzles/s | median ms | p90 ms | max ms | median sweeps | attempts/s | swap acceptance | median TTS99 ms |\n\
-         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| file | backend | device | puzzles × runs | solved | puzzles/s | puzzles/CPU-s | median ms | p90 ms | max ms | median sweeps | attempts per solved puzzle: median | mean | attempts/s | swap acceptance | median TTS99 ms |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for report in reports {
         let s = report.stats();
         table += &format!(
-            "| {} | {} | {} | {} × {} | {} | {:.1} | {} | {} | {} | {} | {:.3e} | {} | {} |\n",
+            "| {} | {} | {} | {} × {} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {:.3e} | {} | {} |\n",
             Path::new(&report.file).file_name().map_or(report.file.clone(), |n| n.to_string_lossy().into_owned()),
             report.backend,
             report.device,
@@ -140,10 +175,13 @@ pub fn markdown(reports: &[Report]) -> String {
             s.runs,
             s.solved,
             s.puzzles_per_second,
+            s.puzzles_per_cpu_second.map_or("–".into(), |r| format!("{r:.1}")),
             ms(s.median_seconds),
             ms(s.p90_seconds),
             ms(s.max_seconds),
             s.median_sweeps.map_or("–".into(), |n| n.to_string()),
+            s.median_attempts.map_or("–".into(), |n| format!("{:.3e}", n as f64)),
+            s.mean_attempts.map_or("–".into(), |n| format!("{n:.3e}")),
             s.attempts_per_second,
             s.swap_acceptance.map_or("–".into(), |a| format!("{a:.3}")),
             ms(s.median_tts99_seconds),
@@ -248,7 +286,7 @@ mod tests {
     }
 
     fn report(outcomes: Vec<Outcome>) -> Report {
-        let run = Run { seed: 0, wall_seconds: 1.0, outcomes };
+        let run = Run { seed: 0, wall_seconds: 1.0, cpu_seconds: Some(2.0), outcomes };
         Report {
             file: "f.txt".into(),
             backend: "cpu".into(),
@@ -256,6 +294,20 @@ mod tests {
             settings: Settings::default(),
             runs: vec![run],
         }
+    }
+
+    /// Work counts solved puzzles only; CPU time gives puzzles per CPU-second.
+    #[test]
+    fn attempts_per_solved_puzzle_and_puzzles_per_cpu_second() {
+        let solved = |attempts| Outcome {
+            status: Status::Solved(crate::grid::Grid::empty(crate::grid::Shape::CLASSIC)),
+            attempts,
+            ..unsolved_after(vec![], vec![])
+        };
+        let stats = report(vec![solved(10), solved(60), unsolved_after(vec![], vec![]), solved(20)]).stats();
+        assert_eq!((stats.median_attempts, stats.mean_attempts, stats.p90_attempts), (Some(20), Some(30.0), Some(60)));
+        assert_eq!((stats.cpu_seconds, stats.puzzles_per_cpu_second), (Some(2.0), Some(2.0)));
+        assert!(markdown(&[report(vec![solved(10)])]).contains("| 1.000e1 | 1.000e1 |"));
     }
 
     /// A ladder of one rung proposes no exchange: its acceptance is unknown, not 0.

@@ -20,7 +20,7 @@ use sudoku_anneal::grid::Variant;
 use sudoku_anneal::puzzle::{count_puzzles, entries, parse_grid, Entry};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 use sudoku_anneal::report::{record, Format, Summary};
-use sudoku_anneal::settings::{GeometricLadder, MAX_SWEEPS, TIMEOUT_SECONDS};
+use sudoku_anneal::settings::{Ladders, MAX_SWEEPS, TIMEOUT_SECONDS};
 use sudoku_anneal::solver::{solve_stream, solve_stream_with_fallback};
 use sudoku_anneal::{bench, export, model::Model, BackendChoice, BackendKind, Error, Overrides, Settings};
 
@@ -72,7 +72,7 @@ struct SettingsArgs {
     #[arg(long, conflicts_with = "temperatures", help = ladder_help("Replicas per ladder, one per temperature", |l| l.replicas.to_string())
         + ". Setting any of --replicas, --t-min, --t-max, --temperatures sets the ladder for every board size")]
     replicas: Option<usize>,
-    #[arg(long, help = per_backend("Independent ladders per puzzle", |d| d.ladders.to_string()))]
+    #[arg(long, help = ladder_help("Independent ladders per puzzle", |l| l.ladders.to_string()))]
     ladders: Option<usize>,
     #[arg(long, help = per_backend("Puzzles annealed at once; a finished one's slot takes the next", |d| d.batch.to_string()))]
     batch: Option<usize>,
@@ -108,30 +108,41 @@ struct SettingsArgs {
     model: ModelArgs,
 }
 
-/// `what` and each backend's default, backends with the same one together.
+/// `what` and each backend's default, backends with the same one
+/// together, and those of cpu and gpu with single-spin moves.
 fn per_backend(what: &str, value: impl Fn(&Defaults) -> String) -> String {
-    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
-    for kind in BackendKind::ALL {
-        let value = value(&kind.defaults(Variant::Standard));
-        match groups.iter_mut().find(|(v, _)| *v == value) {
-            Some((_, names)) => names.push(kind.name()),
-            None => groups.push((value, vec![kind.name()])),
+    let group = |defaults: &dyn Fn(BackendKind) -> Defaults, kinds: &[BackendKind]| {
+        let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+        for &kind in kinds {
+            let value = value(&defaults(kind));
+            match groups.iter_mut().find(|(v, _)| *v == value) {
+                Some((_, names)) => names.push(kind.name()),
+                None => groups.push((value, vec![kind.name()])),
+            }
         }
-    }
-    let listed: Vec<String> = groups.iter().map(|(value, names)| format!("{}: {value}", names.join(", "))).collect();
-    format!("{what} [default: {}]", listed.join("; "))
+        groups.iter().map(|(value, names)| format!("{}: {value}", names.join(", "))).collect::<Vec<_>>().join("; ")
+    };
+    let at_default = group(&|kind| kind.defaults(Variant::Standard, None), &BackendKind::ALL);
+    let spin =
+        group(&|kind| kind.defaults(Variant::Standard, Some(Moves::Spin)), &[BackendKind::Cpu, BackendKind::Gpu]);
+    format!("{what} [default: {at_default}; with --moves spin, {spin}]")
 }
 
-/// A ladder setting's defaults, which may differ on boards above 9×9 and
-/// on Latin squares (the same on every backend).
-fn ladder_help(what: &str, value: impl Fn(&GeometricLadder) -> String) -> String {
+/// A ladder setting's defaults, which may differ on boards above 9×9 and,
+/// with single-spin moves, on Latin squares.
+fn ladder_help(what: &str, value: impl Fn(&Ladders) -> String) -> String {
     let both = |d: &Defaults| match (value(&d.small_boards), value(&d.large_boards)) {
         (small, large) if small == large => small,
         (small, large) => format!("{small} up to 9×9, {large} above"),
     };
-    let latin = value(&BackendKind::Cpu.defaults(Variant::Latin).large_boards);
+    let spin = |variant| value(&BackendKind::Cpu.defaults(variant, Some(Moves::Spin)).large_boards);
     let help = per_backend(what, both);
-    format!("{}; Latin squares: {latin}]", help.trim_end_matches(']'))
+    match spin(Variant::Latin) {
+        latin if latin != spin(Variant::Standard) => {
+            format!("{}, on Latin squares {latin}]", help.trim_end_matches(']'))
+        }
+        _ => help,
+    }
 }
 
 #[derive(clap::Args)]
@@ -402,7 +413,7 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
             let mut runs = Vec::new();
             for seed in (0..args.runs).map(|run| settings.seed + run) {
                 let mut outcomes = Vec::new();
-                let started = Instant::now();
+                let (started, cpu_before) = (Instant::now(), bench::process_cpu_seconds());
                 let run_settings = Settings { seed, ..settings.clone() };
                 let keep = |_, outcome| {
                     outcomes.push(outcome);
@@ -415,7 +426,8 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                     keep,
                     || false,
                 )?;
-                runs.push(bench::Run { seed, wall_seconds: started.elapsed().as_secs_f64(), outcomes });
+                let cpu_seconds = bench::process_cpu_seconds().zip(cpu_before).map(|(after, before)| after - before);
+                runs.push(bench::Run { seed, wall_seconds: started.elapsed().as_secs_f64(), cpu_seconds, outcomes });
             }
             eprintln!("sudoku-anneal: bench: {file} on {} done", backend.name());
             let (backend_name, device) = (backend.name().to_string(), backend.device());

@@ -15,9 +15,11 @@ pub enum Reduce {
     /// Clamp the clues, keep every digit of every empty cell free.
     None,
     /// Also remove digits a clue peer holds.
-    #[default]
     Clues,
-    /// Also apply naked and hidden singles until fixpoint.
+    /// Also apply naked and hidden singles until fixpoint: no cost on the
+    /// hardest puzzles (no single applies), a fraction of the work on easier
+    /// ones (BENCHMARKS.md).
+    #[default]
     Propagate,
 }
 

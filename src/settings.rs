@@ -37,14 +37,16 @@ pub struct Settings {
     pub variant: Variant,
     pub moves: Moves,
     pub weights: Weights,
-    /// The geometric ladder for boards of order 9 or less where it differs
-    /// from the one above; `None`: one ladder for every board.
-    pub small_boards: Option<GeometricLadder>,
+    /// The ladders for boards of order 9 or less where they differ from
+    /// the ones above; `None`: the same for every board.
+    pub small_boards: Option<Ladders>,
 }
 
-/// Replicas per ladder and the ends of their geometric ladder.
+/// Independent ladders of `replicas` temperatures each, geometric from
+/// `t_min` to `t_max`.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct GeometricLadder {
+pub struct Ladders {
+    pub ladders: usize,
     pub replicas: usize,
     pub t_min: f64,
     pub t_max: f64,
@@ -110,6 +112,14 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// The `cpu` backend's defaults for single-spin moves on the plain
+    /// model: the ladder tempering of the model itself, as other Ising
+    /// machines are given it.
+    pub fn plain_model() -> Settings {
+        Settings::resolve(BackendKind::Cpu, &Overrides { moves: Some(Moves::Spin), ..Overrides::default() })
+            .expect("the defaults are valid")
+    }
+
     /// What `kind` runs with where the user sets nothing (standard Sudoku).
     pub fn for_backend(kind: BackendKind) -> Settings {
         Settings::resolve(kind, &Overrides::default()).expect("the defaults are valid")
@@ -119,7 +129,7 @@ impl Settings {
     pub fn resolve(kind: BackendKind, overrides: &Overrides) -> Result<Settings> {
         let o = overrides;
         let variant = o.variant.unwrap_or_default();
-        let defaults = kind.defaults(variant);
+        let defaults = kind.defaults(variant, o.moves);
         let large = defaults.large_boards;
         let ladder_set = o.replicas.is_some() || o.t_min.is_some() || o.t_max.is_some() || o.temperatures.is_some();
         let explicit = o.temperatures.as_ref();
@@ -143,10 +153,10 @@ impl Settings {
                 relax_every: o.relax_every.unwrap_or(AdaptiveWeights::DEFAULT.relax_every),
             }),
         };
-        let moves = o.moves.unwrap_or(defaults.moves);
+        let moves = defaults.moves;
         let settings = Settings {
             replicas: explicit.map_or(o.replicas.unwrap_or(large.replicas), Vec::len),
-            ladders: o.ladders.unwrap_or(defaults.ladders),
+            ladders: o.ladders.unwrap_or(large.ladders),
             batch: o.batch.unwrap_or_else(|| defaults.batch.puzzles()),
             // An explicit ladder's ends, so that reports show them.
             t_min: explicit.and_then(|l| l.first().copied()).or(o.t_min).unwrap_or(large.t_min),
@@ -160,7 +170,10 @@ impl Settings {
             variant,
             moves,
             weights,
-            small_boards: (!ladder_set && defaults.small_boards != large).then_some(defaults.small_boards),
+            small_boards: (!ladder_set && defaults.small_boards != large).then_some(Ladders {
+                ladders: o.ladders.unwrap_or(defaults.small_boards.ladders),
+                ..defaults.small_boards
+            }),
         };
         settings.validate()?;
         if !kind.runs(settings.dynamics()) {
@@ -227,8 +240,8 @@ impl Settings {
     /// The settings for boards of `shape`: the small-board ladder there, if any.
     pub fn for_shape(&self, shape: Shape) -> Settings {
         match self.small_boards {
-            Some(GeometricLadder { replicas, t_min, t_max }) if shape.n <= SMALL_BOARD_ORDER => {
-                Settings { replicas, t_min, t_max, temperatures: None, small_boards: None, ..self.clone() }
+            Some(Ladders { ladders, replicas, t_min, t_max }) if shape.n <= SMALL_BOARD_ORDER => {
+                Settings { ladders, replicas, t_min, t_max, temperatures: None, small_boards: None, ..self.clone() }
             }
             _ => Settings { small_boards: None, ..self.clone() },
         }
@@ -296,7 +309,18 @@ mod tests {
         let latin = Overrides { variant: Some(Variant::Latin), ..Overrides::default() };
         let latin = Settings::resolve(BackendKind::CpuBits, &latin).unwrap();
         assert_eq!((latin.replicas, latin.t_min, latin.small_boards), (16, 0.3, None));
-        assert_eq!(Settings::default().small_boards, None);
+        // Cell moves: 32 chains at 1.2 on 9×9 boards, 8 ladders of 4 rungs
+        // above; --ladders sets both; single-spin moves one ladder for all.
+        let cells = Settings::default();
+        let classic = cells.for_shape(Shape::CLASSIC);
+        assert_eq!((classic.ladders, classic.replicas, classic.t_min), (32, 1, 1.2));
+        assert_eq!((cells.ladders, cells.replicas, cells.t_min, cells.t_max), (8, 4, 0.5, 1.2));
+        let wide =
+            Settings::resolve(BackendKind::Cpu, &Overrides { ladders: Some(2), ..Overrides::default() }).unwrap();
+        assert_eq!((wide.ladders, wide.for_shape(Shape::CLASSIC).ladders), (2, 2));
+        let spins = Overrides { moves: Some(Moves::Spin), ..Overrides::default() };
+        let spins = Settings::resolve(BackendKind::Cpu, &spins).unwrap();
+        assert_eq!((spins.ladders, spins.replicas, spins.small_boards), (1, 16, None));
         for timeout in [2e19, 1e300, -1.0, f64::NAN] {
             let overrides = Overrides { timeout: Some(timeout), ..Overrides::default() };
             assert!(matches!(Settings::resolve(BackendKind::Cpu, &overrides), Err(Error::Settings(_))), "{timeout}");

@@ -89,7 +89,7 @@ fn assert_starts_random(model: &Model, ladder: &Ladder, ladders: usize, backend:
 
 #[test]
 fn bitsliced_backend_solves_inkala_reproducibly() {
-    let settings = Settings { ladders: 64, ..Settings::default() };
+    let settings = Settings { ladders: 64, ..Settings::plain_model() };
     let first = solve(&grid(INKALA), &settings, &mut BitslicedBackend::new()).unwrap();
     assert_eq!(first.status, Status::Solved(exact_solve(&grid(INKALA)).unwrap()));
     let again = solve(&grid(INKALA), &settings, &mut BitslicedBackend::new()).unwrap();

@@ -160,7 +160,9 @@ fn missing_file_and_bad_settings_exit_2() {
 #[test]
 fn an_explicit_ladder_replaces_the_geometric_one() {
     let sweeps = |flags: &[&str]| {
-        let args = [&["solve", "--backend", "cpu", "--format", "jsonl", "--seed", "1"], flags, &[INKALA]].concat();
+        let args =
+            [&["solve", "--backend", "cpu", "--moves", "spin", "--format", "jsonl", "--seed", "1"], flags, &[INKALA]]
+                .concat();
         let out = run(&args, "");
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -411,6 +413,8 @@ fn bench_writes_a_table_json_and_a_plot() {
         hard.to_str().unwrap(),
         "--backend",
         "cpu",
+        "--moves",
+        "spin",
         "--runs",
         "2",
         "--max-sweeps",
@@ -432,6 +436,9 @@ fn bench_writes_a_table_json_and_a_plot() {
         "puzzles_per_second",
         "attempts_per_second",
         "median_sweeps",
+        "median_attempts",
+        "mean_attempts",
+        "puzzles_per_cpu_second",
         "swap_acceptance",
         "device",
         "settings",
@@ -471,7 +478,7 @@ fn no_usable_adapter_is_exit_2_for_gpu_and_a_fallback_for_auto() {
     assert!(gpu.stdout.is_empty());
     let auto = without_adapter("auto");
     assert_eq!(auto.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&auto.stderr).contains("auto picked the cpu-bits backend"));
+    assert!(String::from_utf8_lossy(&auto.stderr).contains("auto picked the cpu-lanes backend"));
     assert_eq!(stdout_lines(&auto), vec![EASY_SOLUTION]);
 }
 

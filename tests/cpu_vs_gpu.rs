@@ -222,7 +222,7 @@ fn gpu_sweeps_equal_the_cpu_twin_on_nearly_empty_boards_in_long_rounds() {
 fn gpu_backend_solves_inkala() {
     let Some(mut gpu) = gpu() else { return };
     // Seed 0 with propagation solves in 3,260 sweeps (found on the CPU), cheap on lavapipe.
-    let settings = Settings { seed: 0, reduce: Reduce::Propagate, max_sweeps: 5_000, ..Settings::default() };
+    let settings = Settings { seed: 0, reduce: Reduce::Propagate, max_sweeps: 5_000, ..Settings::plain_model() };
     let outcome = solve(&grid(INKALA), &settings, &mut gpu).unwrap();
     assert_eq!(outcome.status, Status::Solved(exact_solve(&grid(INKALA)).unwrap()));
     let cpu_outcome = solve(&grid(INKALA), &settings, &mut CpuBackend::new()).unwrap();
@@ -242,7 +242,7 @@ fn gpu_solver_with_two_banks_in_flight_agrees_with_the_cpu() {
             Ok(Entry { line: k as usize + 1, grid: Ok(grid(&text)), text })
         })
     };
-    let settings = Settings { batch: 3, seed: 3, ..Settings::default() };
+    let settings = Settings { batch: 3, seed: 3, reduce: Reduce::Clues, ..Settings::plain_model() };
     let mut runs = Vec::new();
     for backend in [&mut CpuBackend::new() as &mut dyn Backend, &mut gpu] {
         let mut outcomes = Vec::new();
@@ -271,7 +271,7 @@ fn gpu_bits_solves_inkala_as_its_twin_does() {
         t_max: 0.63,
         seed: 1,
         max_sweeps: 20_000,
-        ..Settings::default()
+        ..Settings::plain_model()
     };
     let outcome = solve(&grid(INKALA), &settings, &mut gpu).unwrap();
     let solution = exact_solve(&grid(INKALA)).unwrap();

@@ -66,7 +66,7 @@ fn puzzles() -> Vec<Result<Entry>> {
 
 #[test]
 fn a_failure_mid_run_continues_on_the_fallback_with_every_record_once_in_order() {
-    let settings = Settings { batch: 3, seed: 4, ..Settings::default() };
+    let settings = Settings { batch: 3, seed: 4, ..Settings::plain_model() };
     let mut expected: Vec<(usize, Outcome)> = Vec::new();
     solve_stream(
         puzzles().into_iter(),
@@ -184,7 +184,7 @@ impl Backend for Lying {
 /// gets its own, in order.
 #[test]
 fn a_failure_on_one_puzzle_costs_no_other_record() {
-    let settings = Settings { batch: 2, seed: 4, ..Settings::default() };
+    let settings = Settings { batch: 2, seed: 4, ..Settings::plain_model() };
     let mut records: Vec<(usize, Outcome)> = Vec::new();
     let emit = |e: Entry, o| {
         records.push((e.line, o));

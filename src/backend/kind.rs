@@ -16,7 +16,7 @@ use super::Backend;
 use crate::dynamics::{Dynamics, Moves, WeightRule};
 use crate::error::Result;
 use crate::grid::Variant;
-use crate::settings::{default_temperatures, GeometricLadder};
+use crate::settings::{default_temperatures, Ladders};
 
 /// A backend a user can choose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,14 +39,13 @@ pub enum BackendKind {
 /// What a backend anneals with where the user sets nothing.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Defaults {
-    pub ladders: usize,
     pub batch: Batch,
     pub exchange_every: u32,
     pub moves: Moves,
     pub weights: WeightRule,
-    /// The ladder on boards of side 9 and less, and on larger ones.
-    pub small_boards: GeometricLadder,
-    pub large_boards: GeometricLadder,
+    /// The ladders on boards of side 9 and less, and on larger ones.
+    pub small_boards: Ladders,
+    pub large_boards: Ladders,
 }
 
 /// Puzzles in flight.
@@ -79,10 +78,13 @@ impl std::fmt::Display for Batch {
 /// solve hardest-class puzzles (BENCHMARKS.md). Beside 64 ladders, 8 rungs
 /// need about 30 % less than 16; on 9×9 boards one temperature (independent
 /// chains) needs a third of the 8 rungs' work, but larger boards fail there.
-const BITS_LARGE_BOARDS: GeometricLadder = GeometricLadder { replicas: 8, t_min: 0.45, t_max: 1.0 };
-const BITS_SMALL_BOARDS: GeometricLadder = GeometricLadder { replicas: 1, t_min: 0.63, t_max: 0.63 };
-/// Rungs of the scalar backends' ladder.
+const BITS_LARGE_BOARDS: Ladders = Ladders { ladders: 1, replicas: 8, t_min: 0.45, t_max: 1.0 };
+const BITS_SMALL_BOARDS: Ladders = Ladders { ladders: 1, replicas: 1, t_min: 0.63, t_max: 0.63 };
+/// Rungs of the scalar backends' ladder for single-spin moves.
 const RUNGS: usize = 16;
+/// The temperature of cell moves with adaptive weights (weights start at
+/// 2): the prototype's; 1.0 to 1.5 need within 20 % of its work (BENCHMARKS.md).
+const CELL_TEMPERATURE: f64 = 1.2;
 
 impl BackendKind {
     pub const ALL: [BackendKind; 6] = [
@@ -156,29 +158,53 @@ impl BackendKind {
         })
     }
 
-    /// What it anneals `variant` with where the user sets nothing.
-    pub fn defaults(self, variant: Variant) -> Defaults {
+    /// The move set it runs where the user chooses none.
+    pub fn default_moves(self) -> Moves {
+        match self {
+            BackendKind::Cpu | BackendKind::CpuLanes | BackendKind::Gpu => Moves::Cell,
+            BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => Moves::Spin,
+        }
+    }
+
+    /// What it anneals `variant` with where the user sets nothing, with the
+    /// user's `moves` if chosen: each move set has its own (BENCHMARKS.md).
+    pub fn defaults(self, variant: Variant, moves: Option<Moves>) -> Defaults {
+        match moves.unwrap_or(self.default_moves()) {
+            Moves::Cell => self.cell_defaults(),
+            Moves::Spin => self.spin_defaults(variant),
+        }
+    }
+
+    /// Cell moves with adaptive weights: on boards up to 9×9 32 chains at
+    /// one temperature (16 to 48 need about the same work, a ladder more);
+    /// above, where 1.2 is too hot to order a nearly empty board and 0.5
+    /// too cold for puzzles with clues, 8 ladders of 4 rungs from 0.5 to 1.2.
+    fn cell_defaults(self) -> Defaults {
+        let (batch, exchange_every) = match self {
+            // A puzzle per thread on the lanes backend (32 chains: two groups of 16).
+            BackendKind::CpuLanes => (Batch::OnePerThread, 5),
+            // Enough puzzles to keep a large GPU busy: 2,048 × 32 = 65,536 replicas.
+            BackendKind::Gpu => (Batch::Puzzles(2048), 20),
+            _ => (Batch::Puzzles(1), 5),
+        };
+        Defaults {
+            batch,
+            exchange_every,
+            moves: Moves::Cell,
+            weights: WeightRule::Adaptive,
+            small_boards: Ladders { ladders: 32, replicas: 1, t_min: CELL_TEMPERATURE, t_max: CELL_TEMPERATURE },
+            large_boards: Ladders { ladders: 8, replicas: 4, t_min: 0.5, t_max: CELL_TEMPERATURE },
+        }
+    }
+
+    /// Single-spin moves on the plain model.
+    fn spin_defaults(self, variant: Variant) -> Defaults {
         let (t_min, t_max) = default_temperatures(variant);
-        let ladder = GeometricLadder { replicas: RUNGS, t_min, t_max };
-        // The short ladders are measured on Sudoku only: Latin squares keep the solver's.
-        let bits_ladders = |large: GeometricLadder, small: GeometricLadder| match variant {
-            Variant::Latin => (ladder, ladder),
-            Variant::Standard | Variant::X => (small, large),
-        };
-        let heat_bath = GeometricLadder { replicas: 1, t_min: 1.2, t_max: 1.2 };
-        let (small_boards, large_boards) = match self {
-            BackendKind::Cpu | BackendKind::Gpu => (ladder, ladder),
-            BackendKind::CpuLanes => (heat_bath, heat_bath),
-            BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => {
-                bits_ladders(BITS_LARGE_BOARDS, BITS_SMALL_BOARDS)
-            }
-        };
         let (ladders, batch, exchange_every) = match self {
-            BackendKind::Cpu => (1, Batch::Puzzles(1), 10),
+            BackendKind::Cpu | BackendKind::CpuLanes => (1, Batch::Puzzles(1), 10),
             // A 9×9 puzzle anneals in one lane mask, on one thread: a puzzle
             // per thread keeps every core busy, and results do not depend on the batch.
             BackendKind::CpuBits => (LADDERS_PER_MASK, Batch::OnePerThread, 10),
-            BackendKind::CpuLanes => (32, Batch::OnePerThread, 5),
             // From hardest-class time to solution on an H100 (BENCHMARKS.md):
             // more ladders need fewer sweeps, but past 64 each sweep costs
             // more than it saves; 64 puzzles × 64 ladders × 16 rungs = 65,536 replicas.
@@ -188,18 +214,22 @@ impl BackendKind {
             BackendKind::GpuBits => (1024, Batch::Puzzles(64), 20),
             BackendKind::Bits32 => (1024, Batch::OnePerThread, 20),
         };
-        let (moves, weights) = match self {
-            BackendKind::CpuLanes => (Moves::Cell, WeightRule::Adaptive),
-            _ => (Moves::Spin, WeightRule::Fixed),
+        let ladder = Ladders { ladders, replicas: RUNGS, t_min, t_max };
+        // The short ladders are measured on Sudoku only: Latin squares keep the solver's.
+        let (small_boards, large_boards) = match (self, variant) {
+            (BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32, Variant::Standard | Variant::X) => {
+                (Ladders { ladders, ..BITS_SMALL_BOARDS }, Ladders { ladders, ..BITS_LARGE_BOARDS })
+            }
+            _ => (ladder, ladder),
         };
-        Defaults { ladders, batch, exchange_every, moves, weights, small_boards, large_boards }
+        Defaults { batch, exchange_every, moves: Moves::Spin, weights: WeightRule::Fixed, small_boards, large_boards }
     }
 }
 
 /// What `--backend` names: a backend, or `auto`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BackendChoice {
-    /// A hardware GPU if there is one (`gpu`), else the CPU (`cpu-bits`).
+    /// A hardware GPU if there is one (`gpu`), else the CPU (`cpu-lanes`).
     Auto,
     Kind(BackendKind),
 }
@@ -214,10 +244,10 @@ impl BackendChoice {
                     eprintln!("sudoku-anneal: auto picked the gpu backend on {}", gpu.adapter().name);
                     (BackendKind::Gpu, Box::new(gpu))
                 }
-                // The fastest CPU backend (BENCHMARKS.md: 12–13× the attempts/s of `cpu`).
+                // The fastest CPU backend (BENCHMARKS.md: the least CPU time per puzzle).
                 Err(why) => {
-                    eprintln!("sudoku-anneal: auto picked the cpu-bits backend ({why})");
-                    (BackendKind::CpuBits, Box::new(BitslicedBackend::new()))
+                    eprintln!("sudoku-anneal: auto picked the cpu-lanes backend ({why})");
+                    (BackendKind::CpuLanes, Box::new(LanesBackend::new()))
                 }
             }),
         }
@@ -227,7 +257,7 @@ impl BackendChoice {
     /// on the CPU backend it would pick without a GPU; an explicit choice nowhere.
     pub fn fallback(self) -> Option<BackendKind> {
         match self {
-            BackendChoice::Auto => Some(BackendKind::CpuBits),
+            BackendChoice::Auto => Some(BackendKind::CpuLanes),
             BackendChoice::Kind(_) => None,
         }
     }
@@ -250,7 +280,7 @@ impl clap::ValueEnum for BackendChoice {
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
         Some(match self {
-            BackendChoice::Auto => PossibleValue::new("auto").help("a hardware GPU if present (gpu), else cpu-bits"),
+            BackendChoice::Auto => PossibleValue::new("auto").help("a hardware GPU if present (gpu), else cpu-lanes"),
             BackendChoice::Kind(kind) => PossibleValue::new(kind.name()).help(kind.about()),
         })
     }

@@ -29,7 +29,7 @@ use wide::{i16x16, i32x16, u16x16, u64x4};
 use super::kind::BackendKind;
 use super::tables::CellTable;
 use super::{Backend, Layout, Problem};
-use crate::dynamics::{Moves, Weights, HEAT_BATH_ONE};
+use crate::dynamics::{Weights, HEAT_BATH_ONE};
 use crate::error::{Error, Result};
 use crate::grid::Shape;
 use crate::rng::{attempt_random, stream_key, sweep_key, INITIAL_STATE_SWEEP};
@@ -301,7 +301,7 @@ impl Backend for LanesBackend {
     }
 
     fn configure(&mut self, layout: Layout) -> Result<()> {
-        if layout.dynamics.moves != Moves::Cell {
+        if !BackendKind::CpuLanes.runs(layout.dynamics) {
             return Err(Error::Settings("the cpu-lanes backend runs cell moves only (--moves cell)".into()));
         }
         self.replicas_per_slot = layout.replicas_per_slot;
