@@ -2,7 +2,7 @@
 //!
 //! A board of side n has n² cells numbered row-major, `cell = n·row + col`.
 //! Digits are stored as 1..=n in a [`Grid`] (0 = empty) and as 0..n in spin
-//! indices (`spin = n·cell + digit`, DESIGN.md §1). Units are the sets of
+//! indices (`spin = n·cell + digit`, docs/DESIGN.md §1). Units are the sets of
 //! cells that must hold every digit once: rows, columns, then boxes (not in
 //! Latin squares), then the two diagonals (the `x` variant).
 
@@ -104,7 +104,7 @@ pub struct Geometry {
     pub spin_width: usize,
     /// Whether every spin lies in `spin_width` constraints (no diagonals).
     pub uniform: bool,
-    /// A solved grid of the empty board, digits 0..n: the colouring of DESIGN.md §2.
+    /// A solved grid of the empty board, digits 0..n: the colourings of docs/DESIGN.md §2.
     solved: Vec<u8>,
 }
 

@@ -1,15 +1,19 @@
 //! Sudoku as a 729-spin Ising/QUBO model, solved by parallel tempering on
-//! the CPU or a GPU. The pipeline, one module per stage:
+//! the CPU or a GPU. The pipeline, one module per stage (docs/DESIGN.md
+//! gives the model, the colourings, the dynamics and the twin contract):
 //!
 //! 1. [`puzzle`]: stream puzzle lines in, parse them ([`grid`] holds the board).
 //! 2. [`reduce`] then [`model`]: remove ruled-out spins, build the sparse QUBO.
-//! 3. [`backend`]: colour-class Metropolis sweeps over all replicas (`cpu` | `bitsliced` | `gpu`).
+//! 3. [`backend`]: colour-class sweeps over all replicas, as [`dynamics`]
+//!    says; [`backend::kind`] names the backends and their defaults.
 //! 4. [`tempering`]: the temperature ladder and host-side replica exchange.
 //! 5. [`decode`]: spins → grid, and an independent verifier.
-//! 6. [`report`]: one output record per puzzle; [`bench`](mod@bench): collection statistics.
+//! 6. [`outcome`] of each puzzle; [`report`]: one output record per puzzle;
+//!    [`bench`](mod@bench): collection statistics.
 //!
-//! [`solver::solve_stream`] drives stages 2–5 for a stream of puzzles, many
-//! in flight at once; [`solver::solve`] for a single puzzle.
+//! [`settings`] resolves what to run from a backend's defaults and the
+//! user's choices; [`solver::solve_stream`] drives stages 2–5 for a stream
+//! of puzzles, many in flight at once; [`solver::solve`] for a single one.
 
 pub mod backend;
 pub mod bench;

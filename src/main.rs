@@ -28,7 +28,7 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0    every puzzle solved
   1    some puzzle unsolved within the budget, or invalid
-  2    usage, input/output or device error
+  2    usage, input/output or device error, or the engine failed on a puzzle
   130  interrupted (Ctrl-C); every record printed before is complete";
 
 #[derive(Parser)]

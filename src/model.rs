@@ -1,4 +1,4 @@
-//! Stage 2b, model build: the QUBO of DESIGN.md §1 over the free spins.
+//! Stage 2b, model build: the QUBO of docs/DESIGN.md §1 over the free spins.
 //!
 //! ```text
 //!   E(x) = Σ_k (1 − a_k − Σ_{i∈k, free} x_i)²      a_k = fixed ones in constraint k
@@ -7,7 +7,7 @@
 //! ```
 //!
 //! Free spins are numbered in sweep order: grouped by colour class
-//! (DESIGN.md §2), then by canonical index `n·cell + digit`:
+//! (docs/DESIGN.md §2), then by canonical index `n·cell + digit`:
 //!
 //! ```text
 //!   free index: 0 ........ class_start[1] ........ class_start[2] ... len

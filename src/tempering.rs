@@ -1,4 +1,4 @@
-//! Stage 4, parallel tempering (DESIGN.md §3): the temperature ladder, its
+//! Stage 4, parallel tempering (docs/DESIGN.md §3): the temperature ladder, its
 //! Metropolis acceptance thresholds, and host-side replica exchange.
 //!
 //! Exchange permutes temperatures, never states: `rung_of_replica` is all a
@@ -31,7 +31,7 @@ impl Ladder {
     /// ΔE = k is accepted when a uniform u32 is below entry k, i.e. with
     /// probability exp(−k/T). Entry 0 (ΔE = 0) is u32::MAX but unused: moves
     /// with ΔE ≤ 0 are always accepted. On Sudoku boards every ΔE is even
-    /// (DESIGN.md §1) and odd entries go unread; on Latin squares and on the
+    /// (docs/DESIGN.md §1) and odd entries go unread; on Latin squares and on the
     /// diagonals of `--variant x` a spin has an odd number of constraints,
     /// so ΔE is odd there.
     pub fn thresholds(&self, table_len: usize) -> Vec<u32> {
@@ -96,13 +96,10 @@ impl Exchange {
         self.round += 1;
     }
 
-    /// Accepted fraction of proposals for each adjacent pair.
-    pub fn acceptance(&self) -> Vec<f64> {
-        self.attempts
-            .iter()
-            .zip(&self.accepted)
-            .map(|(&n, &a)| if n == 0 { 0.0 } else { a as f64 / n as f64 })
-            .collect()
+    /// Accepted fraction of proposals for each adjacent pair; `None` where
+    /// none was proposed yet.
+    pub fn acceptance(&self) -> Vec<Option<f64>> {
+        self.attempts.iter().zip(&self.accepted).map(|(&n, &a)| (n > 0).then(|| a as f64 / n as f64)).collect()
     }
 }
 
@@ -132,6 +129,7 @@ mod tests {
         exchange.exchange(&[10, 2]);
         assert_eq!(exchange.replica_at_rung, vec![1, 0]);
         assert_eq!(exchange.rung_of_replica, vec![1, 0]);
-        assert_eq!(exchange.acceptance(), vec![1.0]);
+        assert_eq!(exchange.acceptance(), vec![Some(1.0)]);
+        assert_eq!(Exchange::new(&Ladder::geometric(3, 1.0, 2.0), 0, 0).acceptance(), vec![None, None]);
     }
 }

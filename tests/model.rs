@@ -1,4 +1,4 @@
-//! The model agrees with DESIGN.md §1 and §2, checked against definitions
+//! The model agrees with docs/DESIGN.md §1 and §2, checked against definitions
 //! written independently in `util.rs`.
 
 use rand::rngs::StdRng;

@@ -43,7 +43,7 @@ pub(super) fn rank(adapter: &wgpu::Adapter, choice: AdapterChoice) -> Option<u8>
     let usable = adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
         && adapter.limits().max_compute_workgroup_storage_size >= MIN_WORKGROUP_BYTES
         && adapter.limits().max_storage_buffers_per_shader_stage >= 8
-        // wgpu's GL backend loses the device on NVIDIA (shared/GPU.md); Vulkan, Metal and DX12 work.
+        // wgpu's GL backend loses the device on NVIDIA (request_device fails with Device(Lost) on an H100); Vulkan, Metal and DX12 work.
         && info.backend != wgpu::Backend::Gl;
     let rank = match info.device_type {
         wgpu::DeviceType::DiscreteGpu => 0,
