@@ -27,6 +27,7 @@ use rayon::prelude::*;
 use wide::{i16x16, i32x16, u16x16, u64x4};
 
 use super::kind::BackendKind;
+use super::slots::{Chains, Slots};
 use super::tables::CellTable;
 use super::{Backend, Layout, Problem};
 use crate::dynamics::{Weights, HEAT_BATH_ONE};
@@ -219,7 +220,7 @@ impl Group {
 
 /// One slot's puzzle.
 #[derive(Debug, Clone)]
-struct Slot {
+struct Puzzle {
     table: CellTable,
     weights: Weights,
     /// Each rung's q = exp(−1/T), from its heat-bath row.
@@ -229,22 +230,21 @@ struct Slot {
     sweeps_done: u32,
 }
 
-impl Slot {
-    /// Bits of x that give a nonzero weight at the hottest of `q` (at least 1).
-    fn bits(q: &[f64]) -> usize {
-        let hottest = q.iter().copied().fold(0.0, f64::max);
-        let zero = (1..1u32 << X_BITS).find(|&x| 65535.0 * hottest.powi(x as i32) < 1.0).unwrap_or((1 << X_BITS) - 1);
-        (u32::BITS - zero.leading_zeros()) as usize
-    }
+/// Bits of x that give a nonzero weight at the hottest of `q` (at least 1).
+fn bits(q: &[f64]) -> usize {
+    let hottest = q.iter().copied().fold(0.0, f64::max);
+    let zero = (1..1u32 << X_BITS).find(|&x| 65535.0 * hottest.powi(x as i32) < 1.0).unwrap_or((1 << X_BITS) - 1);
+    (u32::BITS - zero.leading_zeros()) as usize
+}
 
+impl Chains for Puzzle {
     fn sweep(&mut self, rung_of_replica: &[u32], count: u32) {
-        let Slot { table, weights, q, groups, sweeps_done, .. } = self;
-        let weights = *weights;
-        let (first, units) = (*sweeps_done, table.unit_constraints());
+        let Puzzle { table, weights, q, groups, sweeps_done, .. } = self;
+        let (first, units, weights) = (*sweeps_done, table.unit_constraints(), *weights);
         groups.par_iter_mut().zip(rung_of_replica.par_chunks(CHAINS_PER_GROUP)).for_each(|(group, rungs)| {
             let lanes = std::array::from_fn(|l| rungs.get(l).map_or(0.0, |&r| q[r as usize]));
             group.set_rungs(lanes);
-            let bits = Slot::bits(&lanes);
+            let bits = bits(&lanes);
             for s in first..first + count {
                 match table.unit_width {
                     2 => group.sweep::<2>(table, bits),
@@ -261,29 +261,38 @@ impl Slot {
         });
         *sweeps_done += count;
     }
+
+    fn energies(&self) -> Vec<i32> {
+        let units = self.table.unit_constraints();
+        self.groups.iter().flat_map(|g| g.energies(units.clone())).collect()
+    }
+
+    fn spins(&self, replica: usize) -> Vec<u8> {
+        let group = &self.groups[replica / CHAINS_PER_GROUP];
+        let choice: Vec<u8> = group.lane(&group.choice, replica % CHAINS_PER_GROUP).iter().map(|&c| c as u8).collect();
+        self.table.spins_of(&choice, self.spins)
+    }
+
+    fn weights(&self, replica: usize) -> Vec<u8> {
+        let group = &self.groups[replica / CHAINS_PER_GROUP];
+        match self.weights {
+            Weights::Fixed => Vec::new(),
+            Weights::Adaptive(_) => {
+                let weights = &group.weights[self.table.unit_constraints()];
+                group.lane(weights, replica % CHAINS_PER_GROUP).iter().map(|&w| w as u8).collect()
+            }
+        }
+    }
 }
 
 #[derive(Debug, Default)]
 pub struct LanesBackend {
-    replicas_per_slot: usize,
-    slots: Vec<Option<Slot>>,
+    slots: Slots<Puzzle>,
 }
 
 impl LanesBackend {
     pub fn new() -> LanesBackend {
         LanesBackend::default()
-    }
-
-    fn slot(&self, replica: usize) -> Result<&Slot> {
-        self.slots[replica / self.replicas_per_slot]
-            .as_ref()
-            .ok_or_else(|| Error::Internal(format!("replica {replica} is in an empty slot")))
-    }
-
-    /// The group and lane of `replica` (global index).
-    fn place(&self, replica: usize) -> (usize, usize) {
-        let within = replica % self.replicas_per_slot;
-        (within / CHAINS_PER_GROUP, within % CHAINS_PER_GROUP)
     }
 }
 
@@ -304,8 +313,7 @@ impl Backend for LanesBackend {
         if !BackendKind::CpuLanes.runs(layout.dynamics) {
             return Err(Error::Settings("the cpu-lanes backend runs cell moves only (--moves cell)".into()));
         }
-        self.replicas_per_slot = layout.replicas_per_slot;
-        self.slots = vec![None; layout.slots];
+        self.slots.configure(&layout);
         Ok(())
     }
 
@@ -315,71 +323,33 @@ impl Backend for LanesBackend {
         let rungs = problem.table.len() / problem.table_len.max(1);
         // The heat-bath row's second entry is HEAT_BATH_ONE · q.
         let q = (0..rungs).map(|r| problem.row(r).get(1).map_or(0.0, |&w| w as f64 / HEAT_BATH_ONE as f64)).collect();
-        let groups = (0..self.replicas_per_slot.div_ceil(CHAINS_PER_GROUP))
+        let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
             .map(|g| Group::random(&table, weights, stream_key(problem.seed, g as u32)))
             .collect();
         let spins = problem.model.len();
-        self.slots[slot] = Some(Slot { table, weights, q, groups, spins, sweeps_done: 0 });
+        self.slots.load(slot, Puzzle { table, weights, q, groups, spins, sweeps_done: 0 });
         Ok(())
     }
 
     fn unload(&mut self, slot: usize) -> Result<()> {
-        self.slots[slot] = None;
+        self.slots.unload(slot);
         Ok(())
     }
 
     fn submit(&mut self, slots: Range<usize>, rung_of_replica: &[u32], counts: &[u32]) -> Result<()> {
-        let per_slot = self.replicas_per_slot;
-        self.slots[slots].par_iter_mut().zip(rung_of_replica.par_chunks(per_slot)).zip(counts).for_each(
-            |((slot, rungs), &count)| {
-                if let Some(slot) = slot {
-                    slot.sweep(rungs, count);
-                }
-            },
-        );
+        self.slots.submit(slots, rung_of_replica, counts);
         Ok(())
     }
 
     fn energies(&mut self, slots: Range<usize>) -> Result<Vec<i32>> {
-        let per_slot = self.replicas_per_slot;
-        Ok(self.slots[slots]
-            .iter()
-            .flat_map(|slot| match slot {
-                None => vec![i32::MAX; per_slot],
-                Some(slot) => {
-                    let units = slot.table.unit_constraints();
-                    let all: Vec<i32> = slot.groups.iter().flat_map(|g| g.energies(units.clone())).collect();
-                    all[..per_slot].to_vec()
-                }
-            })
-            .collect())
+        Ok(self.slots.energies(slots))
     }
 
     fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
-        replicas
-            .iter()
-            .map(|&r| {
-                let (slot, (group, lane)) = (self.slot(r)?, self.place(r));
-                let choice: Vec<u8> =
-                    slot.groups[group].lane(&slot.groups[group].choice, lane).iter().map(|&c| c as u8).collect();
-                Ok(slot.table.spins_of(&choice, slot.spins))
-            })
-            .collect()
+        self.slots.read(replicas, Puzzle::spins)
     }
 
     fn weights(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
-        replicas
-            .iter()
-            .map(|&r| {
-                let (slot, (group, lane)) = (self.slot(r)?, self.place(r));
-                Ok(match slot.weights {
-                    Weights::Fixed => Vec::new(),
-                    Weights::Adaptive(_) => {
-                        let weights = &slot.groups[group].weights[slot.table.unit_constraints()];
-                        slot.groups[group].lane(weights, lane).iter().map(|&w| w as u8).collect()
-                    }
-                })
-            })
-            .collect()
+        self.slots.read(replicas, Puzzle::weights)
     }
 }

@@ -23,6 +23,7 @@ pub mod cpu;
 pub mod gpu;
 pub mod kind;
 pub mod lanes;
+pub mod slots;
 pub mod tables;
 
 use std::ops::Range;

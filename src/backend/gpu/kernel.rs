@@ -305,32 +305,48 @@ pub struct Loaded {
 
 /// What one sweep kernel adds to what they share: its WGSL, its unit of
 /// work (a replica or a word of replicas), its memory, its constants, where
-/// its states keep a replica's spins. One implementation per shader file.
+/// its states keep a replica's spins. One implementation per shader file;
+/// the defaults are those of a kernel that keeps a replica per unit, a
+/// total per constraint and a word per cell (spins.wgsl, cells.wgsl).
 trait EngineParts: Sync {
     /// Its own WGSL, appended to common.wgsl.
     fn source(&self) -> &'static str;
-    /// Replicas per unit.
-    fn replicas_per_unit(&self) -> usize;
     /// Invocations per unit.
     fn lanes(&self) -> u32;
     /// Workgroup memory of one unit, in words.
     fn workgroup_words(&self, kernel: &Kernel) -> u32;
-    /// Whether its totals may stay in global memory where they do not fit in the workgroup's.
-    fn totals_may_stay_global(&self) -> bool;
-    fn totals_per_unit(&self, kernel: &Kernel) -> u32;
-    fn state_per_unit(&self, kernel: &Kernel) -> u32;
-    /// `vec4`s of spin data per slot before the spins: cells.wgsl's headers.
-    fn cell_headers(&self, _kernel: &Kernel) -> u32 {
-        0
-    }
-    fn gather_bindings(&self) -> &'static [u32];
     /// Its own constants' WGSL declarations.
     fn constants(&self, kernel: &Kernel) -> Vec<String>;
     /// Upper bounds of an invocation's loop iterations outside the sweeps,
     /// per spin or cell it updates, and per sweep besides those.
     fn loop_iterations(&self, kernel: &Kernel, attempts_per_lane: u64) -> (u64, u64, u64);
-    fn spins_of(&self, state: &[u32], replica: usize, free_spins: &[Spin]) -> Vec<u8>;
     fn initial_spins(&self, puzzle: &Loaded, seed: u64, replica: usize, weights: Weights) -> Vec<u8>;
+
+    /// Replicas per unit.
+    fn replicas_per_unit(&self) -> usize {
+        1
+    }
+    /// Whether its totals may stay in global memory where they do not fit in the workgroup's.
+    fn totals_may_stay_global(&self) -> bool {
+        false
+    }
+    fn totals_per_unit(&self, kernel: &Kernel) -> u32 {
+        kernel.totals
+    }
+    fn state_per_unit(&self, kernel: &Kernel) -> u32 {
+        kernel.cells
+    }
+    /// `vec4`s of spin data per slot before the spins: cells.wgsl's headers.
+    fn cell_headers(&self, _kernel: &Kernel) -> u32 {
+        0
+    }
+    fn gather_bindings(&self) -> &'static [u32] {
+        &[0, 7, 8, 9]
+    }
+    /// A replica's free spins from its unit's state: here a word per cell, bit d: spin (cell, d).
+    fn spins_of(&self, cells: &[u32], _replica: usize, free_spins: &[Spin]) -> Vec<u8> {
+        spins_of_cells(cells, free_spins)
+    }
 }
 
 /// spins.wgsl: a replica per unit, its totals, a word per cell (bit d:
@@ -342,32 +358,12 @@ impl EngineParts for SpinsKernel {
         include_str!("../../../shaders/spins.wgsl")
     }
 
-    fn replicas_per_unit(&self) -> usize {
-        1
-    }
-
     fn lanes(&self) -> u32 {
         INVOCATIONS_PER_REPLICA
     }
 
     fn workgroup_words(&self, kernel: &Kernel) -> u32 {
         kernel.totals + kernel.cells + 1
-    }
-
-    fn totals_may_stay_global(&self) -> bool {
-        false
-    }
-
-    fn totals_per_unit(&self, kernel: &Kernel) -> u32 {
-        kernel.totals
-    }
-
-    fn state_per_unit(&self, kernel: &Kernel) -> u32 {
-        kernel.cells
-    }
-
-    fn gather_bindings(&self) -> &'static [u32] {
-        &[0, 7, 8, 9]
     }
 
     fn constants(&self, kernel: &Kernel) -> Vec<String> {
@@ -385,10 +381,6 @@ impl EngineParts for SpinsKernel {
     fn loop_iterations(&self, kernel: &Kernel, _attempts_per_lane: u64) -> (u64, u64, u64) {
         // Load and store a replica's totals and cells.
         (2 * (kernel.totals as u64 + kernel.cells as u64).div_ceil(INVOCATIONS_PER_REPLICA as u64) + 4, 1, 0)
-    }
-
-    fn spins_of(&self, cells: &[u32], _replica: usize, free_spins: &[Spin]) -> Vec<u8> {
-        spins_of_cells(cells, free_spins)
     }
 
     /// All zero.
@@ -413,10 +405,6 @@ impl EngineParts for CellsKernel {
         include_str!("../../../shaders/cells.wgsl")
     }
 
-    fn replicas_per_unit(&self) -> usize {
-        1
-    }
-
     fn lanes(&self) -> u32 {
         CELL_INVOCATIONS
     }
@@ -425,24 +413,8 @@ impl EngineParts for CellsKernel {
         kernel.totals + kernel.cells + 2
     }
 
-    fn totals_may_stay_global(&self) -> bool {
-        false
-    }
-
-    fn totals_per_unit(&self, kernel: &Kernel) -> u32 {
-        kernel.totals
-    }
-
-    fn state_per_unit(&self, kernel: &Kernel) -> u32 {
-        kernel.cells
-    }
-
     fn cell_headers(&self, kernel: &Kernel) -> u32 {
         kernel.cells
-    }
-
-    fn gather_bindings(&self) -> &'static [u32] {
-        &[0, 7, 8, 9]
     }
 
     fn constants(&self, kernel: &Kernel) -> Vec<String> {
@@ -477,10 +449,6 @@ impl EngineParts for CellsKernel {
         let initial_state = n + attempts_per_lane * (1 + unit_width);
         // Load, store, the initial state and the final energy; and a weight pass per sweep.
         (load_and_store + initial_state + units + 4, per_cell, units + 1)
-    }
-
-    fn spins_of(&self, cells: &[u32], _replica: usize, free_spins: &[Spin]) -> Vec<u8> {
-        spins_of_cells(cells, free_spins)
     }
 
     /// A random candidate per cell: the twin's.
