@@ -20,8 +20,9 @@ use sudoku_anneal::grid::Variant;
 use sudoku_anneal::puzzle::{count_puzzles, entries, parse_grid, Entry};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 use sudoku_anneal::report::{record, Format, Summary};
-use sudoku_anneal::settings::{Ladders, MAX_SWEEPS, TIMEOUT_SECONDS};
+use sudoku_anneal::settings::{MAX_SWEEPS, TIMEOUT_SECONDS};
 use sudoku_anneal::solver::{solve_stream, solve_stream_with_fallback};
+use sudoku_anneal::tempering::Ladders;
 use sudoku_anneal::{bench, export, model::Model, BackendChoice, BackendKind, Error, Overrides, Settings};
 
 const EXIT_CODES: &str = "\

@@ -10,7 +10,7 @@ use crate::dynamics::{AdaptiveWeights, Dynamics, Moves, WeightRule, Weights};
 use crate::error::{Error, Result};
 use crate::grid::{Shape, Variant};
 use crate::reduce::Reduce;
-use crate::tempering::Ladder;
+use crate::tempering::{Ladder, Ladders};
 
 /// How to anneal one puzzle.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -40,16 +40,6 @@ pub struct Settings {
     /// The ladders for boards of order 9 or less where they differ from
     /// the ones above; `None`: the same for every board.
     pub small_boards: Option<Ladders>,
-}
-
-/// Independent ladders of `replicas` temperatures each, geometric from
-/// `t_min` to `t_max`.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct Ladders {
-    pub ladders: usize,
-    pub replicas: usize,
-    pub t_min: f64,
-    pub t_max: f64,
 }
 
 /// What the user chose; `None` leaves it to the backend's defaults.
@@ -89,19 +79,6 @@ const SMALL_BOARD_ORDER: usize = 9;
 
 fn as_seconds<S: serde::Serializer>(timeout: &Option<Duration>, serializer: S) -> std::result::Result<S::Ok, S::Error> {
     serializer.serialize_some(&timeout.map(|t| t.as_secs_f64()))
-}
-
-/// The default ladder's ends for `variant`. A defect (a digit missing or
-/// doubled) costs in proportion to the constraints a spin is in, 4 on
-/// Sudoku boards and 3 on Latin squares, and so do the temperature where a
-/// board orders and the one where replicas roam freely: 0.1 and 0.3 per
-/// constraint. With the Sudoku ladder (0.4) an empty Latin square of order
-/// 12 or more never orders; 0.3 orders it in tens of sweeps (BENCHMARKS.md).
-pub fn default_temperatures(variant: Variant) -> (f64, f64) {
-    match variant {
-        Variant::Standard | Variant::X => (0.4, 1.2),
-        Variant::Latin => (0.3, 0.9),
-    }
 }
 
 /// The `cpu` backend's defaults.

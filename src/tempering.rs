@@ -6,6 +6,7 @@
 //! (1,2),(3,4)…; a pair swaps with probability
 //! `min(1, exp((β_cold − β_hot)(E_cold − E_hot)))`.
 
+use crate::grid::Variant;
 use crate::rng::{attempt_random, stream_key, sweep_key};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +44,29 @@ impl Ladder {
             }));
         }
         table
+    }
+}
+
+/// Independent ladders of `replicas` temperatures each, geometric from
+/// `t_min` to `t_max`.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Ladders {
+    pub ladders: usize,
+    pub replicas: usize,
+    pub t_min: f64,
+    pub t_max: f64,
+}
+
+/// The default ends of a single-spin ladder for `variant`. A defect (a digit missing or
+/// doubled) costs in proportion to the constraints a spin is in, 4 on
+/// Sudoku boards and 3 on Latin squares, and so do the temperature where a
+/// board orders and the one where replicas roam freely: 0.1 and 0.3 per
+/// constraint. With the Sudoku ladder (0.4) an empty Latin square of order
+/// 12 or more never orders; 0.3 orders it in tens of sweeps (BENCHMARKS.md).
+pub fn default_temperatures(variant: Variant) -> (f64, f64) {
+    match variant {
+        Variant::Standard | Variant::X => (0.4, 1.2),
+        Variant::Latin => (0.3, 0.9),
     }
 }
 

@@ -16,7 +16,7 @@ use super::Backend;
 use crate::dynamics::{Dynamics, Moves, WeightRule};
 use crate::error::Result;
 use crate::grid::Variant;
-use crate::settings::{default_temperatures, Ladders};
+use crate::tempering::{default_temperatures, Ladders};
 
 /// A backend a user can choose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

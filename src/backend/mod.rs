@@ -1,9 +1,10 @@
-//! Stage 3, sweeps: a backend holds every replica's spins and runs
-//! colour-class Metropolis sweeps on them. `cpu` is the reference; `gpu`
-//! runs the same arithmetic in WGSL and must agree bit for bit;
-//! `bitsliced` runs the same Markov chain for 128 ladders per SSE2 register,
-//! with its own random streams; `bits32` packs 32 replicas per `u32` and is
-//! the twin of the GPU's bit-sliced kernel (`gpu-bits`).
+//! Stage 3, sweeps: a backend holds every replica's state and sweeps it
+//! colour class by colour class, as `dynamics.rs` says (single-spin
+//! Metropolis or heat-bath cell moves). `kind.rs` lists the backends: `cpu`
+//! is the reference and `gpu` runs the same arithmetic in WGSL, bit for
+//! bit; `cpu-bits` (`bitsliced/`) and `cpu-lanes` (`lanes.rs`) run the same
+//! Markov chains with their own arithmetic and random streams; `bits32`
+//! (`cpu/bits.rs`) is the twin of the GPU's bit-sliced kernel (`gpu-bits`).
 //!
 //! Replicas are grouped in *slots*, one puzzle per slot, so many puzzles
 //! anneal at once and a finished slot takes the next puzzle:
