@@ -7,6 +7,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Cr
 use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
 use sudoku_anneal::backend::cpu::spins::{sweep, Replica};
 use sudoku_anneal::backend::cpu::CpuBackend;
+use sudoku_anneal::backend::gpu::kernel::KernelOptions;
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::lanes::LanesBackend;
 use sudoku_anneal::backend::tables::SpinTable;
@@ -146,11 +147,13 @@ fn cell_moves_one_thread(c: &mut Criterion) {
     group.finish();
 }
 
-/// The GPU sweep kernels with many replicas (default 65,536, as 64 slots of
-/// one puzzle): the scalar one on the default ladder, the bit-sliced one on
-/// it and at gpu-bits' one temperature. Skipped without a hardware adapter;
-/// setting GPU_BENCH_REPLICAS (lower, e.g. 1024) allows a software one,
-/// whose setup alone would take minutes at the default.
+/// The GPU sweep kernels with many replicas (default 65,536, as slots of
+/// 1,024): spins.wgsl on the single-spin ladder, cells.wgsl at the cell
+/// defaults' temperature, bits.wgsl on the ladder and at gpu-bits' one
+/// temperature; GPU_BENCH_KERNEL selects a variant (`KernelOptions`).
+/// Skipped without a hardware adapter; setting GPU_BENCH_REPLICAS (lower,
+/// e.g. 1024) allows a software one, whose setup alone would take minutes
+/// at the default.
 fn gpu_sweep(c: &mut Criterion) {
     let adapter =
         if std::env::var_os("GPU_BENCH_REPLICAS").is_some() { AdapterChoice::Any } else { AdapterChoice::Hardware };
@@ -168,9 +171,12 @@ fn gpu_sweep(c: &mut Criterion) {
         (BackendKind::GpuBits, plain, &default_ladder),
         (BackendKind::GpuBits, plain, &one_temperature),
     ];
+    // A kernel variant to time (`KernelOptions::parse`), e.g. `saturating-sums`.
+    let variant = std::env::var("GPU_BENCH_KERNEL").unwrap_or_default();
+    let options = KernelOptions::parse(&variant).expect("GPU_BENCH_KERNEL");
     let mut group = c.benchmark_group("gpu_sweep");
     for (kind, dynamics, ladder) in cases {
-        let mut gpu = match GpuBackend::new(adapter, kind) {
+        let mut gpu = match GpuBackend::with_options(adapter, kind, options) {
             Ok(gpu) => gpu,
             Err(err) => return eprintln!("gpu_sweep skipped: {err}"),
         };
@@ -188,8 +194,9 @@ fn gpu_sweep(c: &mut Criterion) {
             group.throughput(Throughput::Elements(sweeps as u64 * model.len() as u64 * replicas as u64));
             let temperatures = if rungs == 1 { "one temperature".to_string() } else { format!("{rungs} temperatures") };
             let name = format!(
-                "{}, {:?} moves, {replicas} replicas at {temperatures}, {} spins, {sweeps} sweeps/dispatch",
+                "{}{}, {:?} moves, {replicas} replicas at {temperatures}, {} spins, {sweeps} sweeps/dispatch",
                 gpu.name(),
+                if variant.is_empty() { String::new() } else { format!(" [{variant}]") },
                 dynamics.moves,
                 model.len()
             );

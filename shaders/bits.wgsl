@@ -70,13 +70,28 @@ fn phase_barrier() {
 }
 
 // Adds the total at plane(base..) to the bit-sliced `sum`.
+// With SATURATING_SUMS (a kernel option, as cpu-bits' `bitplanes::add`)
+// `sum` has fewer planes and stays at its largest value where it would
+// pass it; the uphill tests read such a lane right, and a thinned lane's
+// exact sum comes from the totals.
 fn add(sum: ptr<function, array<u32, SUM_PLANES>>, base: u32) {
+    var above = 0u;
+    if SATURATING_SUMS {
+        for (var p = SUM_PLANES; p < PLANES; p++) {
+            above |= plane(base + p);
+        }
+    }
     var carry = 0u;
     for (var p = 0u; p < SUM_PLANES; p++) {
         let a = (*sum)[p];
-        let b = select(0u, plane(base + p), p < PLANES);
+        let b = select(0u, plane(base + p), p < PLANES) | above;
         (*sum)[p] = a ^ b ^ carry;
         carry = (a & b) | (carry & (a ^ b));
+    }
+    if SATURATING_SUMS {
+        for (var p = 0u; p < SUM_PLANES; p++) {
+            (*sum)[p] |= carry;
+        }
     }
 }
 
@@ -181,7 +196,9 @@ fn attempt(place: Place, i: u32, key: u32) {
     let row = place.member * ROWS + (v - 1u) * 32u * 3u;
     var undecided = up;
     var below = 0u;
-    for (var r = 0u; r < 32u && undecided != 0u; r++) {
+    // NO_UPHILL, a diagnostic kernel option, accepts no uphill move: it
+    // measures what the comparison rounds cost, and its chains are wrong.
+    for (var r = 0u; r < select(32u, 0u, NO_UPHILL) && undecided != 0u; r++) {
         let bits = (at_v & rows[row + r * 3u]) | (at_v2 & rows[row + r * 3u + 1u]) | (rest & rows[row + r * 3u + 2u]);
         let draw = attempt_random(key, DRAWS_PER_SPIN * i + r);
         below |= undecided & bits & ~draw;
@@ -193,7 +210,17 @@ fn attempt(place: Place, i: u32, key: u32) {
         let lane = firstTrailingBit(thinned);
         thinned &= thinned - 1u;
         let table = lane_table[place.member * 32u + lane];
-        let s = lane_value(&sum, lane);
+        var s = lane_value(&sum, lane);
+        if SATURATING_SUMS {
+            s = 0u;
+            for (var j = 0u; j < WIDTH; j++) {
+                if k[j] != PADDING {
+                    for (var p = 0u; p < PLANES; p++) {
+                        s += ((plane(t0 + k[j] * PLANES + p) >> lane) & 1u) << p;
+                    }
+                }
+            }
+        }
         let delta = select(2u * s - c, 3u * c - 2u * s, ((x >> lane) & 1u) == 1u);
         let draw = attempt_random(key, DRAWS_PER_SPIN * i + 32u + lane);
         if mul_high(draw, threshold(table, place.table_len, v + 4u)) < threshold(table, place.table_len, delta) {

@@ -4,6 +4,7 @@
 
 use sudoku_anneal::backend::cpu::bits::Bits32Backend;
 use sudoku_anneal::backend::cpu::CpuBackend;
+use sudoku_anneal::backend::gpu::kernel::KernelOptions;
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{Backend, Layout, Problem};
 use sudoku_anneal::dynamics::{AdaptiveWeights, Dynamics, Moves, Weights};
@@ -22,7 +23,11 @@ pub fn gpu() -> Option<GpuBackend> {
 }
 
 fn gpu_with(kind: BackendKind) -> Option<GpuBackend> {
-    match GpuBackend::new(AdapterChoice::Any, kind) {
+    gpu_with_options(kind, KernelOptions::default())
+}
+
+fn gpu_with_options(kind: BackendKind, options: KernelOptions) -> Option<GpuBackend> {
+    match GpuBackend::with_options(AdapterChoice::Any, kind, options) {
         Ok(gpu) => Some(gpu),
         Err(err) if std::env::var("REQUIRE_GPU").as_deref() == Ok("1") => panic!("REQUIRE_GPU=1 but {err}"),
         Err(err) => {
@@ -37,22 +42,38 @@ const RUNGS: usize = 7;
 /// groups straddle slots; for bits.wgsl a full word and 3 lanes of another.
 const PER_SLOT: usize = 5 * RUNGS;
 
-/// A kernel, by the GPU backend and the dynamics that run it.
+/// A kernel, by the GPU backend and the dynamics that run it, and its variant.
 #[derive(Debug, Clone, Copy)]
 struct Kernel {
     kind: BackendKind,
     dynamics: Dynamics,
+    options: KernelOptions,
 }
+
+const PLAIN: KernelOptions =
+    KernelOptions { saturating_sums: false, global_totals: false, units_per_group: None, no_uphill: false };
 
 /// Weights that reach their cap within a few sweeps and relax often.
 const ADAPTIVE: Weights = Weights::Adaptive(AdaptiveWeights { base: 2, cap: 5, relax_every: 3 });
 
 /// spins.wgsl, cells.wgsl (both weights) and bits.wgsl.
 const KERNELS: [Kernel; 4] = [
-    Kernel { kind: BackendKind::Gpu, dynamics: Dynamics { moves: Moves::Spin, weights: Weights::Fixed } },
-    Kernel { kind: BackendKind::Gpu, dynamics: Dynamics { moves: Moves::Cell, weights: Weights::Fixed } },
-    Kernel { kind: BackendKind::Gpu, dynamics: Dynamics { moves: Moves::Cell, weights: ADAPTIVE } },
-    Kernel { kind: BackendKind::GpuBits, dynamics: Dynamics { moves: Moves::Spin, weights: Weights::Fixed } },
+    Kernel {
+        kind: BackendKind::Gpu,
+        dynamics: Dynamics { moves: Moves::Spin, weights: Weights::Fixed },
+        options: PLAIN,
+    },
+    Kernel {
+        kind: BackendKind::Gpu,
+        dynamics: Dynamics { moves: Moves::Cell, weights: Weights::Fixed },
+        options: PLAIN,
+    },
+    Kernel { kind: BackendKind::Gpu, dynamics: Dynamics { moves: Moves::Cell, weights: ADAPTIVE }, options: PLAIN },
+    Kernel {
+        kind: BackendKind::GpuBits,
+        dynamics: Dynamics { moves: Moves::Spin, weights: Weights::Fixed },
+        options: PLAIN,
+    },
 ];
 
 /// The CPU twin of a kernel.
@@ -71,7 +92,7 @@ fn model(puzzle: &str, mode: Reduce) -> Model {
 /// in reverse order, as the solver pipelines them. Returns how many times
 /// a slot had a zero-energy replica after a round.
 fn assert_twins(kernel: Kernel, models: [&Model; 3], rounds: u32, counts: (u32, u32)) -> usize {
-    let Some(mut gpu) = gpu_with(kernel.kind) else { return 0 };
+    let Some(mut gpu) = gpu_with_options(kernel.kind, kernel.options) else { return 0 };
     let mut solved = 0;
     let mut twin = twin(kernel);
     let dynamics = kernel.dynamics;
@@ -153,6 +174,21 @@ fn gpu_returns_solved_replicas_equal_to_the_cpu_twin() {
         if gpu().is_some() {
             assert!(solved > 0, "{kernel:?}: no replica reached energy 0: the test proves nothing");
         }
+    }
+}
+
+/// The kernel options that keep the decisions (all but the no-uphill
+/// diagnostic) keep every kernel equal to its twin, on 9×9 and 16×16.
+#[test]
+fn kernel_options_keep_the_kernels_equal_to_their_twins() {
+    let options = KernelOptions::parse("saturating-sums,global-totals,units-per-group=1").unwrap();
+    let sixteen = example_puzzles("16x16.txt", Variant::Standard, 16);
+    let sixteen = Model::build(&reduce(&sixteen[0], Reduce::Clues).unwrap()).unwrap();
+    let models = [&model(INKALA, Reduce::Clues), &model(EASY, Reduce::None), &sixteen];
+    for kernel in KERNELS {
+        let kernel = Kernel { options, ..kernel };
+        assert_twins(kernel, [models[0], models[1], models[0]], 2, (3, 2));
+        assert_twins(kernel, [models[2], models[2], models[2]], 1, (2, 1));
     }
 }
 

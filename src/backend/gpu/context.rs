@@ -6,7 +6,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::adapter::{instance, rank, AdapterChoice, AdapterSummary};
-use super::kernel::{Engine, Kernel};
+use super::kernel::{Engine, Kernel, KernelOptions};
 use crate::backend::kind::BackendKind;
 use crate::dynamics::{Dynamics, Weights};
 use crate::error::{Error, Result};
@@ -43,6 +43,8 @@ pub struct GpuContext {
     pub(super) dispatches: u32,
     /// `gpu` or `gpu-bits`.
     pub(super) kind: BackendKind,
+    /// The kernels' variant (a benchmark's choice; the default runs).
+    pub(super) options: KernelOptions,
     /// A software rasteriser (llvmpipe), which limits the loop iterations of
     /// an invocation: a long round then runs as several dispatches.
     pub(super) software: bool,
@@ -55,7 +57,7 @@ pub struct GpuContext {
 }
 
 impl GpuContext {
-    pub fn new(choice: AdapterChoice, kind: BackendKind) -> Result<GpuContext> {
+    pub fn new(choice: AdapterChoice, kind: BackendKind, options: KernelOptions) -> Result<GpuContext> {
         let adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
         let adapter = adapters
             .into_iter()
@@ -87,8 +89,19 @@ impl GpuContext {
         });
         let fault = Fault::from_env();
         let pipelines = HashMap::new();
-        let mut context =
-            GpuContext { lost, fault, dispatches: 0, kind, software, adapter, device, queue, pipelines, limits };
+        let mut context = GpuContext {
+            lost,
+            fault,
+            dispatches: 0,
+            kind,
+            options,
+            software,
+            adapter,
+            device,
+            queue,
+            pipelines,
+            limits,
+        };
         // Build the classic kernel now, so a shader that does not compile fails before any input is read.
         context.pipeline(Shape::CLASSIC, Dynamics::default())?;
         Ok(context)
@@ -102,7 +115,8 @@ impl GpuContext {
         let key = (engine, shape, dynamics.weights);
         if !self.pipelines.contains_key(&key) {
             let workgroup_bytes = self.limits.max_compute_workgroup_storage_size;
-            let kernel = Kernel::new(engine, shape, dynamics.weights, workgroup_bytes).ok_or_else(|| {
+            let kernel = Kernel::with_options(engine, shape, dynamics.weights, workgroup_bytes, self.options);
+            let kernel = kernel.ok_or_else(|| {
                 Error::Gpu(format!(
                     "{} of a {1}×{1} board does not fit in this adapter's workgroup memory",
                     engine.unit(),

@@ -9,6 +9,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::backend::bitplanes::saturating_sum_planes;
 use crate::backend::cpu::bits::{self, exact_sum_planes, total_planes, DRAWS_PER_SPIN, REPLICAS_PER_WORD};
 use crate::backend::cpu::cells::CellReplica;
 use crate::backend::kind::BackendKind;
@@ -54,6 +55,51 @@ impl Engine {
             Engine::Spins | Engine::Cells => "one replica",
             Engine::Bits => "a word of 32 replicas",
         }
+    }
+}
+
+/// Variants of the kernels a benchmark can select, to time an idea on a
+/// GPU before adopting it (`scripts/gpu-bench.sh`, `GPU_BENCH_KERNEL`); the
+/// default is what runs. Each says what it was predicted to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct KernelOptions {
+    /// bits.wgsl: a spin's sum of totals saturates in as few planes as
+    /// cpu-bits' (3 on 9×9 boards instead of 6), a thinned lane's exact sum
+    /// read from the totals. The same decisions (the twin tests pass);
+    /// predicted +5 to +15 % attempts/s on an H100, −7 to −10 % on lavapipe.
+    pub saturating_sums: bool,
+    /// bits.wgsl: totals stay in global memory even where they fit in the
+    /// workgroup's: what the 25×25 path costs on 9×9. Predicted −20 to −50 %.
+    pub global_totals: bool,
+    /// At most this many replicas or words per workgroup, instead of 4:
+    /// occupancy against barriers (spins.wgsl measured +1.5 % at 2, −13 % at 8).
+    pub units_per_group: Option<u32>,
+    /// bits.wgsl, a diagnostic: no uphill move is ever accepted, so the
+    /// chains are wrong; the gap to the real kernel is what acceptance costs.
+    pub no_uphill: bool,
+}
+
+impl KernelOptions {
+    /// Options from text like `saturating-sums,units-per-group=2`; empty: none.
+    pub fn parse(text: &str) -> Result<KernelOptions, String> {
+        let mut options = KernelOptions::default();
+        for option in text.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+            match option.split_once('=') {
+                None if option == "saturating-sums" => options.saturating_sums = true,
+                None if option == "global-totals" => options.global_totals = true,
+                None if option == "no-uphill" => options.no_uphill = true,
+                Some(("units-per-group", n)) => match n.parse() {
+                    Ok(n @ 1..=64) => options.units_per_group = Some(n),
+                    _ => return Err(format!("units-per-group takes 1 to 64, not {n:?}")),
+                },
+                _ => {
+                    return Err(format!(
+                    "unknown kernel option {option:?} (saturating-sums, global-totals, units-per-group=N, no-uphill)"
+                ))
+                }
+            }
+        }
+        Ok(options)
     }
 }
 
@@ -159,6 +205,7 @@ pub struct Kernel {
     pub per_group: u32,
     /// The unit weights' rule (cells.wgsl; fixed for the others).
     pub weights: Weights,
+    pub options: KernelOptions,
 }
 
 impl Kernel {
@@ -166,6 +213,17 @@ impl Kernel {
     /// workgroup memory; `None` if one unit does not fit (a word of bits:
     /// not even without its totals).
     pub fn new(engine: Engine, shape: Shape, weights: Weights, workgroup_bytes: u32) -> Option<Kernel> {
+        Kernel::with_options(engine, shape, weights, workgroup_bytes, KernelOptions::default())
+    }
+
+    /// [`Kernel::new`] with a variant's `options`.
+    pub fn with_options(
+        engine: Engine,
+        shape: Shape,
+        weights: Weights,
+        workgroup_bytes: u32,
+        options: KernelOptions,
+    ) -> Option<Kernel> {
         let geometry = shape.geometry();
         let width = geometry.spin_width as u32;
         let mut kernel = Kernel {
@@ -183,18 +241,22 @@ impl Kernel {
                 Engine::Cells => heat_bath_spread(shape.n, geometry.spin_width - 1, weights) as u32,
             },
             planes: total_planes(shape.n) as u32,
-            sum_planes: exact_sum_planes(geometry.spin_width, shape.n) as u32,
+            sum_planes: match options.saturating_sums {
+                true => saturating_sum_planes(geometry.spin_width) as u32,
+                false => exact_sum_planes(geometry.spin_width, shape.n) as u32,
+            },
             workgroup_totals: true,
             per_group: 0,
             weights,
+            options,
         };
         let parts = engine.parts();
         kernel.per_group = workgroup_bytes / (4 * parts.workgroup_words(&kernel));
-        if kernel.per_group == 0 && parts.totals_may_stay_global() {
+        if (kernel.per_group == 0 || options.global_totals) && parts.totals_may_stay_global() {
             kernel.workgroup_totals = false;
             kernel.per_group = workgroup_bytes / (4 * parts.workgroup_words(&kernel));
         }
-        kernel.per_group = kernel.per_group.min(MAX_UNITS_PER_GROUP);
+        kernel.per_group = kernel.per_group.min(options.units_per_group.unwrap_or(MAX_UNITS_PER_GROUP));
         (kernel.per_group > 0).then_some(kernel)
     }
 
@@ -511,6 +573,8 @@ impl EngineParts for BitsKernel {
             int("GROUP_LANES", REPLICAS_PER_WORD as u32 * per_group),
             int("DRAWS_PER_SPIN", DRAWS_PER_SPIN),
             int("INITIAL_STATE_SWEEP", INITIAL_STATE_SWEEP),
+            boolean("SATURATING_SUMS", kernel.options.saturating_sums),
+            boolean("NO_UPHILL", kernel.options.no_uphill),
         ]
     }
 
@@ -585,6 +649,19 @@ mod tests {
                 assert!(!shader.contains(&format!("const {name}")), "{engine:?}: {name} is defined twice");
             }
         }
+    }
+
+    #[test]
+    fn kernel_options_parse_and_say_what_is_wrong() {
+        let options = KernelOptions::parse("saturating-sums, units-per-group=2").unwrap();
+        assert_eq!(options, KernelOptions { saturating_sums: true, units_per_group: Some(2), ..Default::default() });
+        assert_eq!(KernelOptions::parse(""), Ok(KernelOptions::default()));
+        assert!(KernelOptions::parse("units-per-group=0").unwrap_err().contains("1 to 64"));
+        assert!(KernelOptions::parse("fast").unwrap_err().contains("unknown kernel option \"fast\""));
+        let bits =
+            |options| Kernel::with_options(Engine::Bits, Shape::CLASSIC, Weights::Fixed, 16384, options).unwrap();
+        let varied = bits(KernelOptions::parse("saturating-sums,global-totals,units-per-group=1").unwrap());
+        assert_eq!((varied.sum_planes, varied.workgroup_totals, varied.per_group), (3, false, 1));
     }
 
     #[test]

@@ -27,7 +27,7 @@ use std::ops::Range;
 pub use self::adapter::{list_adapters, AdapterChoice, AdapterSummary};
 use self::batch::Batch;
 use self::context::GpuContext;
-use self::kernel::{Engine, Kernel};
+use self::kernel::{Engine, Kernel, KernelOptions};
 use super::kind::BackendKind;
 use super::{Backend, Layout, Problem};
 use crate::dynamics::{Dynamics, Weights};
@@ -42,10 +42,15 @@ pub struct GpuBackend {
 impl GpuBackend {
     /// `gpu` or `gpu-bits` on an adapter of `choice`.
     pub fn new(choice: AdapterChoice, kind: BackendKind) -> Result<GpuBackend> {
+        GpuBackend::with_options(choice, kind, KernelOptions::default())
+    }
+
+    /// A benchmark's variant of the kernels (`KernelOptions`).
+    pub fn with_options(choice: AdapterChoice, kind: BackendKind, options: KernelOptions) -> Result<GpuBackend> {
         if !kind.is_gpu() {
             return Err(Error::Internal(format!("{} is no GPU backend", kind.name())));
         }
-        Ok(GpuBackend { context: GpuContext::new(choice, kind)?, batch: None })
+        Ok(GpuBackend { context: GpuContext::new(choice, kind, options)?, batch: None })
     }
 
     pub fn adapter(&self) -> &AdapterSummary {
