@@ -384,25 +384,16 @@ impl Batch {
                 context.device.destroy();
             }
             context.dispatches += 1;
-            let max = context.limits.max_compute_workgroups_per_dimension;
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            let kernel = pipelines.kernel;
-            let (x, y) = workgroup_grid(kernel.units(busy.len(), per_slot) as u32, kernel.per_group, max);
-            // One dispatch a round, except where the driver limits a dispatch's work.
-            for dispatch in 0..most.div_ceil(params.sweep_count).max(1) {
-                if dispatch > 0 {
-                    pass.set_pipeline(&pipelines.advance);
-                    pass.set_bind_group(0, &bank.advance_group, &[]);
-                    pass.dispatch_workgroups((busy.len() as u32).div_ceil(kernel::GATHER_SIZE), 1, 1);
-                }
-                pass.set_pipeline(&pipelines.sweep);
-                pass.set_bind_group(0, &bank.sweep_group, &[]);
-                pass.dispatch_workgroups(x, y, 1);
-            }
-            pass.set_pipeline(&pipelines.gather);
-            pass.set_bind_group(0, &bank.gather_group, &[]);
-            let (x, y) = workgroup_grid(busy.len() as u32, 1, max);
-            pass.dispatch_workgroups(x, y, 1);
+            let dispatches = most.div_ceil(params.sweep_count).max(1);
+            record_round(
+                &mut encoder,
+                pipelines,
+                bank,
+                busy.len(),
+                per_slot,
+                dispatches,
+                context.limits.max_compute_workgroups_per_dimension,
+            );
         }
         let cells = pipelines.kernel.cells as u64;
         let copies = [
@@ -519,6 +510,37 @@ impl Batch {
         }
         Ok(weights)
     }
+}
+
+/// Records a round on `slots` busy slots of `per_slot` replicas: the sweep
+/// kernel in `dispatches` dispatches (one, except where the driver limits a
+/// dispatch's work), `advance` between them, then `gather`.
+fn record_round(
+    encoder: &mut wgpu::CommandEncoder,
+    pipelines: &Pipelines,
+    bank: &Bank,
+    slots: usize,
+    per_slot: usize,
+    dispatches: u32,
+    max_per_dimension: u32,
+) {
+    let mut pass = encoder.begin_compute_pass(&Default::default());
+    let kernel = pipelines.kernel;
+    let (x, y) = workgroup_grid(kernel.units(slots, per_slot) as u32, kernel.per_group, max_per_dimension);
+    for dispatch in 0..dispatches {
+        if dispatch > 0 {
+            pass.set_pipeline(&pipelines.advance);
+            pass.set_bind_group(0, &bank.advance_group, &[]);
+            pass.dispatch_workgroups((slots as u32).div_ceil(kernel::GATHER_SIZE), 1, 1);
+        }
+        pass.set_pipeline(&pipelines.sweep);
+        pass.set_bind_group(0, &bank.sweep_group, &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+    pass.set_pipeline(&pipelines.gather);
+    pass.set_bind_group(0, &bank.gather_group, &[]);
+    let (x, y) = workgroup_grid(slots as u32, 1, max_per_dimension);
+    pass.dispatch_workgroups(x, y, 1);
 }
 
 #[cfg(test)]
