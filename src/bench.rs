@@ -46,10 +46,16 @@ pub struct Report {
     pub runs: Vec<Run>,
 }
 
-/// The figures of a report, over all its runs.
+/// The figures of a report, over all its runs. Lines that are no valid
+/// puzzle count in none of them; unsolved puzzles count in the time and
+/// work figures at what they spent (their budget), so those figures are
+/// lower bounds when any puzzle went unsolved.
 #[derive(Debug, Clone, Serialize)]
 pub struct Stats {
+    /// Valid puzzles in the file.
     pub puzzles: usize,
+    /// Lines of the file that are no valid puzzle.
+    pub invalid: usize,
     pub runs: usize,
     /// Puzzle-runs solved within the budget.
     pub solved: usize,
@@ -62,8 +68,8 @@ pub struct Stats {
     pub p90_seconds: Option<f64>,
     pub max_seconds: Option<f64>,
     pub median_sweeps: Option<u64>,
-    /// Spin-update attempts per solved puzzle (the work it took): median,
-    /// mean and 90th percentile over the solved puzzle-runs.
+    /// Spin-update attempts per puzzle (the work it took): median, mean and
+    /// 90th percentile over the puzzle-runs.
     pub median_attempts: Option<u64>,
     pub mean_attempts: Option<f64>,
     pub p90_attempts: Option<u64>,
@@ -92,13 +98,14 @@ fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
 
 impl Report {
     pub fn stats(&self) -> Stats {
-        let all: Vec<&Outcome> = self.runs.iter().flat_map(|r| &r.outcomes).collect();
-        let solved: Vec<&Outcome> = all.iter().copied().filter(|o| matches!(o.status, Status::Solved(_))).collect();
-        let mut seconds: Vec<f64> = solved.iter().map(|o| o.seconds).collect();
+        let is_valid = |o: &&Outcome| !matches!(o.status, Status::Invalid(_));
+        let all: Vec<&Outcome> = self.runs.iter().flat_map(|r| &r.outcomes).filter(is_valid).collect();
+        let solved = all.iter().filter(|o| o.is_solved()).count();
+        let mut seconds: Vec<f64> = all.iter().map(|o| o.seconds).collect();
         seconds.sort_by(f64::total_cmp);
-        let mut sweeps: Vec<u64> = solved.iter().map(|o| o.sweeps).collect();
+        let mut sweeps: Vec<u64> = all.iter().map(|o| o.sweeps).collect();
         sweeps.sort_unstable();
-        let mut attempts: Vec<u64> = solved.iter().map(|o| o.attempts).collect();
+        let mut attempts: Vec<u64> = all.iter().map(|o| o.attempts).collect();
         attempts.sort_unstable();
         let wall: f64 = self.runs.iter().map(|r| r.wall_seconds).sum();
         let cpu: Option<f64> = self.runs.iter().map(|r| r.cpu_seconds).sum();
@@ -109,11 +116,14 @@ impl Report {
             accepted.iter_mut().zip(&outcome.swap_accepted).for_each(|(sum, n)| *sum += n);
         }
         let fraction = |accepted: u64, attempts: u64| (attempts > 0).then(|| accepted as f64 / attempts as f64);
-        let puzzles = self.runs.first().map_or(0, |r| r.outcomes.len());
+        let lines = self.runs.first().map_or(0, |r| r.outcomes.len());
         let (mut success_probability, mut tts99_seconds) = (Vec::new(), Vec::new());
-        for puzzle in 0..puzzles {
-            let runs: Vec<&Outcome> = self.runs.iter().map(|r| &r.outcomes[puzzle]).collect();
-            let p = runs.iter().filter(|o| matches!(o.status, Status::Solved(_))).count() as f64 / runs.len() as f64;
+        for line in 0..lines {
+            let runs: Vec<&Outcome> = self.runs.iter().map(|r| &r.outcomes[line]).filter(is_valid).collect();
+            if runs.is_empty() {
+                continue;
+            }
+            let p = runs.iter().filter(|o| o.is_solved()).count() as f64 / runs.len() as f64;
             let mean = runs.iter().map(|o| o.seconds).sum::<f64>() / runs.len() as f64;
             let slowest = runs.iter().map(|o| o.seconds).fold(0.0, f64::max);
             success_probability.push(p);
@@ -126,9 +136,10 @@ impl Report {
         let mut known: Vec<f64> = tts99_seconds.iter().flatten().copied().collect();
         known.sort_by(f64::total_cmp);
         Stats {
-            puzzles,
+            puzzles: success_probability.len(),
+            invalid: lines - success_probability.len(),
             runs: self.runs.len(),
-            solved: solved.len(),
+            solved,
             puzzles_per_second: if wall > 0.0 { all.len() as f64 / wall } else { 0.0 },
             cpu_seconds: cpu,
             puzzles_per_cpu_second: cpu.filter(|&c| c > 0.0).map(|c| all.len() as f64 / c),
@@ -161,13 +172,19 @@ fn ms(seconds: Option<f64>) -> String {
 /// One markdown table, a row per report.
 pub fn markdown(reports: &[Report]) -> String {
     let mut table = String::from(
-        "| file | backend | device | puzzles × runs | solved | puzzles/s | puzzles/CPU-s | median ms | p90 ms | max ms | median sweeps | attempts per solved puzzle: median | mean | attempts/s | swap acceptance | median TTS99 ms |\n\
+        "| file | backend | device | puzzles × runs | solved | puzzles/s | puzzles/CPU-s | median ms | p90 ms | max ms | median sweeps | attempts per puzzle: median | mean | attempts/s | swap acceptance | median TTS99 ms |\n\
          |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
+    let mut some_unsolved = false;
     for report in reports {
         let s = report.stats();
+        some_unsolved |= s.solved < s.puzzles * s.runs;
+        let invalid = match s.invalid {
+            0 => String::new(),
+            n => format!(" (and {n} invalid)"),
+        };
         table += &format!(
-            "| {} | {} | {} | {} × {} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {:.3e} | {} | {} |\n",
+            "| {} | {} | {} | {} × {}{invalid} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {:.3e} | {} | {} |\n",
             Path::new(&report.file).file_name().map_or(report.file.clone(), |n| n.to_string_lossy().into_owned()),
             report.backend,
             report.device,
@@ -186,6 +203,10 @@ pub fn markdown(reports: &[Report]) -> String {
             s.swap_acceptance.map_or("–".into(), |a| format!("{a:.3}")),
             ms(s.median_tts99_seconds),
         );
+    }
+    if some_unsolved {
+        table += "\nUnsolved puzzles count in the time, sweep and attempt columns at the budget they spent: \
+                  there those figures are lower bounds.\n";
     }
     table
 }
@@ -230,11 +251,12 @@ pub fn plot_svg(reports: &[Report], path: &Path) -> Result<()> {
                 .runs
                 .iter()
                 .flat_map(|run| &run.outcomes)
-                .filter(|o| matches!(o.status, Status::Solved(_)))
+                .filter(|o| o.is_solved())
                 .map(|o| o.seconds.max(1e-6))
                 .collect();
             times.sort_by(f64::total_cmp);
-            let total = r.runs.iter().map(|run| run.outcomes.len()).sum();
+            let stats = r.stats();
+            let total = stats.puzzles * stats.runs;
             let name = Path::new(&r.file).file_name().map_or(r.file.clone(), |n| n.to_string_lossy().into_owned());
             (format!("{name} / {} ({})", r.backend, r.device), times, total)
         })
@@ -285,6 +307,10 @@ mod tests {
         Outcome { status: Status::Unsolved, sweeps: 10, seconds: 0.5, attempts: 1000, swap_attempts, swap_accepted }
     }
 
+    fn invalid_line() -> Outcome {
+        Outcome::invalid(crate::error::PuzzleError::BadLength { cells: 3, expected: "81".into() })
+    }
+
     fn report(outcomes: Vec<Outcome>) -> Report {
         let run = Run { seed: 0, wall_seconds: 1.0, cpu_seconds: Some(2.0), outcomes };
         Report {
@@ -296,18 +322,28 @@ mod tests {
         }
     }
 
-    /// Work counts solved puzzles only; CPU time gives puzzles per CPU-second.
+    /// Work counts every valid puzzle, an unsolved one at what it spent, and
+    /// no invalid line; CPU time gives puzzles per CPU-second.
     #[test]
-    fn attempts_per_solved_puzzle_and_puzzles_per_cpu_second() {
+    fn attempts_per_puzzle_and_puzzles_per_cpu_second() {
         let solved = |attempts| Outcome {
             status: Status::Solved(crate::grid::Grid::empty(crate::grid::Shape::CLASSIC)),
             attempts,
             ..unsolved_after(vec![], vec![])
         };
-        let stats = report(vec![solved(10), solved(60), unsolved_after(vec![], vec![]), solved(20)]).stats();
-        assert_eq!((stats.median_attempts, stats.mean_attempts, stats.p90_attempts), (Some(20), Some(30.0), Some(60)));
+        let stats =
+            report(vec![solved(10), solved(60), invalid_line(), unsolved_after(vec![], vec![]), solved(20)]).stats();
+        assert_eq!((stats.puzzles, stats.invalid, stats.solved), (4, 1, 3));
+        assert_eq!(
+            (stats.median_attempts, stats.mean_attempts, stats.p90_attempts),
+            (Some(60), Some(272.5), Some(1000))
+        );
         assert_eq!((stats.cpu_seconds, stats.puzzles_per_cpu_second), (Some(2.0), Some(2.0)));
-        assert!(markdown(&[report(vec![solved(10)])]).contains("| 1.000e1 | 1.000e1 |"));
+        assert_eq!(stats.success_probability, vec![1.0, 1.0, 0.0, 1.0]);
+        let table = markdown(&[report(vec![solved(10), invalid_line()])]);
+        assert!(table.contains("| 1 × 1 (and 1 invalid) |") && table.contains("| 1.000e1 | 1.000e1 |"), "{table}");
+        assert!(!table.contains("lower bounds"), "{table}");
+        assert!(markdown(&[report(vec![unsolved_after(vec![], vec![])])]).contains("lower bounds"));
     }
 
     /// A ladder of one rung proposes no exchange: its acceptance is unknown, not 0.

@@ -17,20 +17,23 @@ use sudoku_anneal::backend::kind::Defaults;
 use sudoku_anneal::backend::Backend;
 use sudoku_anneal::dynamics::{Moves, WeightRule};
 use sudoku_anneal::grid::Variant;
-use sudoku_anneal::puzzle::{count_puzzles, entries, parse_grid, Entry};
+use sudoku_anneal::puzzle::{check_inputs, count_puzzles, entries, parse_grid, Entry, Input, Next, ReadAhead};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 use sudoku_anneal::report::{record, Format, Summary};
 use sudoku_anneal::settings::{MAX_SWEEPS, TIMEOUT_SECONDS};
 use sudoku_anneal::solver::{solve_stream, solve_stream_with_fallback};
 use sudoku_anneal::tempering::Ladders;
-use sudoku_anneal::{bench, export, model::Model, BackendChoice, BackendKind, Error, Overrides, Settings};
+use sudoku_anneal::{
+    bench, export, model::Model, outcome::Outcome, BackendChoice, BackendKind, Error, Overrides, Settings,
+};
 
 const EXIT_CODES: &str = "\
 Exit codes:
   0    every puzzle solved
   1    some puzzle unsolved within the budget, or invalid
   2    usage, input/output or device error, or the engine failed on a puzzle
-  130  interrupted (Ctrl-C); every record printed before is complete";
+  130  interrupted (Ctrl-C); every record printed before is complete
+  141  the output was closed early (e.g. `| head`); the rest was not solved";
 
 #[derive(Parser)]
 #[command(name = "sudoku-anneal", version, about = "Solve Sudoku as an Ising model by parallel tempering on the CPU or a GPU", after_help = EXIT_CODES)]
@@ -168,18 +171,20 @@ struct BenchArgs {
     #[arg(required = true)]
     files: Vec<String>,
     /// Backends to compare, comma-separated; each runs every file with the
-    /// same flags (unset ones take that backend's defaults, shown in the report).
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "cpu,gpu")]
-    backend: Vec<BackendChoice>,
+    /// same flags (unset ones take that backend's defaults, shown in the
+    /// report). A backend that cannot start is reported and skipped.
+    /// [default: cpu-lanes, and gpu when there is a hardware GPU]
+    #[arg(long, value_enum, value_delimiter = ',')]
+    backend: Option<Vec<BackendChoice>>,
     /// Runs per file and backend, with seeds seed, seed + 1, …: per-puzzle
     /// success probability and TTS99.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=MAX_RUNS))]
     runs: u64,
     /// Also write the results as JSON here.
     #[arg(long, value_name = "PATH")]
     json: Option<String>,
     /// Also draw time-to-solution CDFs as SVG here.
-    #[arg(long, value_name = "PATH.svg")]
+    #[arg(long, value_name = "PATH.svg", value_parser = parse_svg_path)]
     plot: Option<String>,
     #[command(flatten)]
     settings: SettingsArgs,
@@ -219,7 +224,8 @@ fn main() -> ExitCode {
     }
     match run(cli) {
         Ok(code) => code,
-        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        // Quietly, as a process killed by SIGPIPE, and not 0: most puzzles may never have run.
+        Err(err) if is_broken_pipe(&err) => ExitCode::from(141),
         Err(err) => {
             eprintln!("sudoku-anneal: error: {err:#}");
             ExitCode::from(2)
@@ -317,9 +323,27 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
     }
 }
 
-/// A progress bar on stderr when it is a terminal, hidden otherwise.
+/// The entries of one shard; errors always pass, so a bad input stops every shard.
+struct Sharded<I> {
+    entries: I,
+    shard: Shard,
+}
+
+impl<I: Input> Input for Sharded<I> {
+    fn next_entry(&mut self, wait: bool) -> Next {
+        loop {
+            match self.entries.next_entry(wait) {
+                Next::Entry(Ok(entry)) if entry.index % self.shard.count != self.shard.index => continue,
+                next => return next,
+            }
+        }
+    }
+}
+
+/// A progress bar on stderr when it is a terminal and stdout is not (on
+/// one terminal, records would be written over the bar), hidden otherwise.
 fn progress_bar(inputs: &[String]) -> ProgressBar {
-    if !io::stderr().is_terminal() {
+    if !io::stderr().is_terminal() || io::stdout().is_terminal() {
         return ProgressBar::hidden();
     }
     let (bar, template) = match count_puzzles(inputs) {
@@ -327,6 +351,7 @@ fn progress_bar(inputs: &[String]) -> ProgressBar {
         None => (ProgressBar::no_length(), "{spinner} {pos} puzzles, {msg}, {elapsed}"),
     };
     bar.set_style(ProgressStyle::with_template(template).expect("the template is valid"));
+    bar.set_message("0 solved");
     bar
 }
 
@@ -334,34 +359,30 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let mut backend = make_backend(args.backend)?;
     let settings = args.settings.resolve(backend.as_ref())?;
     let inputs = if args.inputs.is_empty() { vec!["-".to_string()] } else { args.inputs.clone() };
+    check_inputs(&inputs)?;
     // The backend that produced the next record: auto may fall back from gpu to cpu-bits mid-run.
     let name = std::cell::Cell::new(backend.name());
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&interrupted);
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)).context("cannot install the Ctrl-C handler")?;
+    let interrupted = interrupt_flag()?;
     let progress = progress_bar(&inputs);
     let mut out = io::stdout().lock();
     let mut summary = Summary::default();
     let mut last_line = None;
     let started = Instant::now();
     let shard = args.shard.unwrap_or(Shard { index: 0, count: 1 });
-    // Errors always pass, so a bad input stops every shard.
-    let entries = entries(&inputs, settings.variant)
-        .scan(0usize, |puzzles, entry| {
-            let index = *puzzles;
-            *puzzles += usize::from(entry.is_ok());
-            Some((index, entry))
-        })
-        .filter(|(index, entry)| entry.is_err() || index % shard.count == shard.index)
-        .map(|(_, entry)| entry);
-    let emit = |entry: Entry, outcome| {
+    let entries = Sharded { entries: ReadAhead::spawn(inputs.clone(), settings.variant), shard };
+    let mut disagreements = 0;
+    let emit = |entry: Entry, outcome: Outcome| {
+        if let Some(why) = outcome.solution().and_then(|found| entry.disagreement(found)) {
+            disagreements += 1;
+            progress.suspend(|| eprintln!("sudoku-anneal: warning: line {}: {why}", entry.line));
+        }
         summary.add(&outcome);
         writeln!(out, "{}", record(args.format, &entry, &outcome, name.get()))?;
         out.flush()?;
         last_line = Some(entry.line);
-        progress.inc(1);
         let rate = summary.puzzles as f64 / started.elapsed().as_secs_f64();
         progress.set_message(format!("{} solved, {rate:.1} puzzles/s", summary.solved));
+        progress.inc(1);
         Ok(())
     };
     let fallback = |error: &Error| {
@@ -381,6 +402,12 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let result = solve_stream_with_fallback(entries, &settings, backend.as_mut(), fallback, emit, stop);
     progress.finish_and_clear();
     eprintln!("sudoku-anneal: {}", summary.describe(name.get(), started.elapsed().as_secs_f64()));
+    if disagreements > 0 {
+        eprintln!(
+            "sudoku-anneal: warning: {disagreements} of the solutions found differ from the input's solutions column \
+             (each obeys the rules and the clues)"
+        );
+    }
     result?;
     if interrupted.load(Ordering::Relaxed) {
         let last = last_line.map_or("none".to_string(), |line| format!("line {line}"));
@@ -397,58 +424,133 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     Ok(if summary.all_solved() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
-    let mut reports = Vec::new();
-    for &choice in &args.backend {
-        let mut backend = make_backend(choice)?;
-        let settings = args.settings.resolve(backend.as_ref())?;
-        // Untimed warm-up: first-use costs of the device belong to no puzzle.
-        solve_stream(
-            entries(&args.files[..1], settings.variant).take(1),
-            &settings,
-            backend.as_mut(),
-            |_, _| Ok(()),
-            || false,
-        )?;
-        for file in &args.files {
-            let mut runs = Vec::new();
-            for seed in (0..args.runs).map(|run| settings.seed + run) {
-                let mut outcomes = Vec::new();
-                let (started, cpu_before) = (Instant::now(), bench::process_cpu_seconds());
-                let run_settings = Settings { seed, ..settings.clone() };
-                let keep = |_, outcome| {
-                    outcomes.push(outcome);
-                    Ok(())
-                };
-                solve_stream(
-                    entries(std::slice::from_ref(file), settings.variant),
-                    &run_settings,
-                    backend.as_mut(),
-                    keep,
-                    || false,
-                )?;
-                let cpu_seconds = bench::process_cpu_seconds().zip(cpu_before).map(|(after, before)| after - before);
-                runs.push(bench::Run { seed, wall_seconds: started.elapsed().as_secs_f64(), cpu_seconds, outcomes });
+/// The most runs `bench` keeps: every outcome of every run stays in memory.
+const MAX_RUNS: u64 = 10_000;
+
+fn parse_svg_path(path: &str) -> Result<String, String> {
+    match Path::new(path).extension() {
+        Some(extension) if extension.eq_ignore_ascii_case("svg") => Ok(path.to_string()),
+        _ => Err(format!("the plot is drawn as SVG: name it PATH.svg, not {path:?}")),
+    }
+}
+
+/// A flag that Ctrl-C raises, so a run stops between rounds and reports what it has.
+fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)).context("cannot install the Ctrl-C handler")?;
+    Ok(interrupted)
+}
+
+/// A backend to benchmark and its settings.
+type Contender = (Box<dyn Backend>, Settings);
+
+/// The backends `bench` compares, and how many could not start (said on
+/// stderr and left out).
+fn bench_backends(args: &BenchArgs) -> anyhow::Result<(Vec<Contender>, usize)> {
+    let choices = args.backend.clone().unwrap_or_else(|| {
+        let cpu = BackendChoice::Kind(BackendKind::CpuLanes);
+        match list_adapters(AdapterChoice::Hardware) {
+            (_, Some(_)) => vec![cpu, BackendChoice::Kind(BackendKind::Gpu)],
+            (_, None) => vec![cpu],
+        }
+    });
+    let mut backends = Vec::new();
+    let mut skipped = 0;
+    for choice in choices {
+        match make_backend(choice) {
+            Ok(backend) => {
+                let settings = args.settings.resolve(backend.as_ref())?;
+                backends.push((backend, settings));
             }
-            eprintln!("sudoku-anneal: bench: {file} on {} done", backend.name());
-            let (backend_name, device) = (backend.name().to_string(), backend.device());
-            reports.push(bench::Report {
-                file: file.clone(),
-                backend: backend_name,
-                device,
-                settings: settings.clone(),
-                runs,
-            });
+            Err(err) => {
+                eprintln!("sudoku-anneal: error: {err:#}; bench goes on without it");
+                skipped += 1;
+            }
         }
     }
-    print!("{}", bench::markdown(&reports));
-    if let Some(path) = &args.json {
-        std::fs::write(path, bench::json(&reports) + "\n").with_context(|| format!("cannot write {path}"))?;
+    Ok((backends, skipped))
+}
+
+fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    check_inputs(&args.files)?;
+    // Created now, so a bad path fails before the first puzzle, not after the last.
+    let create = |path: &String| std::fs::File::create(path).with_context(|| format!("cannot write {path}"));
+    let json_file = args.json.as_ref().map(create).transpose()?;
+    if let Some(path) = &args.plot {
+        create(path)?;
+    }
+    let (mut backends, skipped) = bench_backends(&args)?;
+    if backends.is_empty() {
+        anyhow::bail!("no backend to benchmark could start");
+    }
+    let interrupted = interrupt_flag()?;
+    let stop = || interrupted.load(Ordering::Relaxed);
+    let mut reports = Vec::new();
+    'backends: for (backend, settings) in &mut backends {
+        // Untimed warm-up: first-use costs of the device belong to no puzzle.
+        let first = entries(&args.files[..1], settings.variant).take(1);
+        solve_stream(first, settings, backend.as_mut(), |_, _| Ok(()), stop)?;
+        for file in &args.files {
+            let mut report = bench::Report {
+                file: file.clone(),
+                backend: backend.name().to_string(),
+                device: backend.device(),
+                settings: settings.clone(),
+                runs: Vec::new(),
+            };
+            for seed in (0..args.runs).map(|run| settings.seed + run) {
+                let run = bench_run(file, &Settings { seed, ..settings.clone() }, backend.as_mut(), stop)?;
+                if stop() {
+                    // A run cut short would skew every figure: report the whole runs only.
+                    reports.extend((!report.runs.is_empty()).then_some(report));
+                    break 'backends;
+                }
+                report.runs.push(run);
+            }
+            eprintln!("sudoku-anneal: bench: {file} on {} done", backend.name());
+            reports.push(report);
+        }
+    }
+    io::stdout().write_all(bench::markdown(&reports).as_bytes()).context("cannot write the table")?;
+    if let Some(mut file) = json_file {
+        writeln!(file, "{}", bench::json(&reports)).with_context(|| format!("cannot write {:?}", args.json))?;
     }
     if let Some(path) = &args.plot {
         bench::plot_svg(&reports, Path::new(path))?;
     }
-    Ok(ExitCode::SUCCESS)
+    let invalid: usize = reports.iter().map(|r| r.stats().invalid).sum();
+    if invalid > 0 {
+        eprintln!("sudoku-anneal: warning: {invalid} input lines are no valid puzzle; no figure counts them");
+    }
+    Ok(if stop() {
+        eprintln!("sudoku-anneal: interrupted; the table holds the runs finished before");
+        ExitCode::from(130)
+    } else if skipped > 0 {
+        ExitCode::from(2)
+    } else if invalid > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// One timed pass over `file`.
+fn bench_run(
+    file: &str,
+    settings: &Settings,
+    backend: &mut dyn Backend,
+    stop: impl Fn() -> bool,
+) -> anyhow::Result<bench::Run> {
+    let mut outcomes = Vec::new();
+    let (started, cpu_before) = (Instant::now(), bench::process_cpu_seconds());
+    let keep = |_, outcome| {
+        outcomes.push(outcome);
+        Ok(())
+    };
+    solve_stream(entries(&[file.to_string()], settings.variant), settings, backend, keep, stop)?;
+    let cpu_seconds = bench::process_cpu_seconds().zip(cpu_before).map(|(after, before)| after - before);
+    Ok(bench::Run { seed: settings.seed, wall_seconds: started.elapsed().as_secs_f64(), cpu_seconds, outcomes })
 }
 
 fn run_export(args: ExportArgs) -> anyhow::Result<ExitCode> {

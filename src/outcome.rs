@@ -56,4 +56,11 @@ impl Outcome {
     pub fn is_solved(&self) -> bool {
         matches!(self.status, Status::Solved(_))
     }
+
+    pub fn solution(&self) -> Option<&Grid> {
+        match &self.status {
+            Status::Solved(grid) => Some(grid),
+            _ => None,
+        }
+    }
 }

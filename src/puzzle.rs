@@ -4,13 +4,16 @@
 //!
 //! A line holds 81 cells (`1`-`9`, `.` or `0` for empty); what follows the
 //! 81st cell is a comment when it starts with anything but another cell.
-//! Blank lines and lines starting with `#` are skipped. A first line
-//! starting `quizzes,` switches to the Kaggle CSV form, where the puzzle is
-//! the first comma-separated column.
+//! Blank lines and lines starting with `#` are skipped. A first line of
+//! comma-separated names with `quizzes` or `puzzle` among them switches to
+//! the CSV form (Kaggle's `quizzes,solutions`, `id,puzzle,solution`, …):
+//! the puzzle is read from that column and a `solutions` or `solution`
+//! column, where there is one, is the answer the file expects.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
+use std::sync::{mpsc, Arc};
 
 use crate::error::{Error, PuzzleError};
 use crate::grid::{Grid, Shape, Variant, SYMBOLS};
@@ -82,12 +85,55 @@ fn bad_char(text: &[u8], position: usize, n: Option<usize>) -> PuzzleError {
 /// One puzzle record of the input, valid or not.
 #[derive(Debug, Clone)]
 pub struct Entry {
+    /// 0-based position among the records of all inputs (the one `--shard` splits by).
+    pub index: usize,
+    /// The input it came from: a path, `-` for stdin; `None` for a puzzle
+    /// given on the command line.
+    pub file: Option<Arc<str>>,
     /// 1-based line number within its input.
     pub line: usize,
     /// The puzzle as written: its cells, or the whole
     /// (trimmed) line when it is not a valid puzzle.
     pub text: String,
     pub grid: Result<Grid, PuzzleError>,
+    /// The solution the input expects (a CSV's `solutions` column), as written.
+    pub expected: Option<String>,
+}
+
+impl Entry {
+    /// A record of its own, as the first line of no file.
+    pub fn of_grid(grid: Grid) -> Entry {
+        let text = grid.to_string();
+        Entry { index: 0, file: None, line: 1, text, grid: Ok(grid), expected: None }
+    }
+
+    /// Why `found` is not the solution the input expects, if it expects one.
+    /// A found solution obeys the rules and the clues, so a difference means
+    /// the puzzle has several solutions or the expected one is wrong.
+    pub fn disagreement(&self, found: &Grid) -> Option<String> {
+        let expected = self.expected.as_deref()?;
+        let found = found.to_string();
+        (!found.eq_ignore_ascii_case(expected))
+            .then(|| format!("the solution found, {found}, is not the input's solutions column, {expected}"))
+    }
+}
+
+/// Where a CSV input keeps the puzzle and the expected solution.
+#[derive(Debug, Clone, Copy)]
+struct Columns {
+    puzzle: usize,
+    solution: Option<usize>,
+}
+
+impl Columns {
+    /// The columns a header line names, if it is a CSV header.
+    fn of_header(line: &[u8]) -> Option<Columns> {
+        let names: Vec<String> =
+            line.split(|&b| b == b',').map(|name| String::from_utf8_lossy(name.trim_ascii()).to_lowercase()).collect();
+        let find = |wanted: &[&str]| names.iter().position(|name| wanted.contains(&name.as_str()));
+        let puzzle = find(&["quizzes", "quiz", "puzzles", "puzzle"])?;
+        (names.len() > 1).then_some(Columns { puzzle, solution: find(&["solutions", "solution"]) })
+    }
 }
 
 /// Streams [`Entry`]s out of a reader.
@@ -96,12 +142,12 @@ pub struct PuzzleReader<R> {
     variant: Variant,
     line: usize,
     buffer: Vec<u8>,
-    csv: bool,
+    csv: Option<Columns>,
 }
 
 impl<R: BufRead> PuzzleReader<R> {
     pub fn new(input: R, variant: Variant) -> Self {
-        PuzzleReader { input, variant, line: 0, buffer: Vec::new(), csv: false }
+        PuzzleReader { input, variant, line: 0, buffer: Vec::new(), csv: None }
     }
 
     fn next_entry(&mut self) -> io::Result<Option<Entry>> {
@@ -119,17 +165,35 @@ impl<R: BufRead> PuzzleReader<R> {
             if text.is_empty() || text.starts_with(b"#") {
                 continue;
             }
-            if self.line == 1 && text.starts_with(b"quizzes,") {
-                self.csv = true;
-                continue;
+            if self.line == 1 {
+                self.csv = Columns::of_header(text);
+                if self.csv.is_some() {
+                    continue;
+                }
             }
-            let text = if self.csv { text.split(|&b| b == b',').next().unwrap_or(text) } else { text };
+            let (text, expected) = match self.csv {
+                None => (text, None),
+                Some(columns) => {
+                    let fields: Vec<&[u8]> = text.split(|&b| b == b',').map(<[u8]>::trim_ascii).collect();
+                    let expected = columns.solution.and_then(|c| fields.get(c).copied()).filter(|f| !f.is_empty());
+                    // A row too short for the puzzle column is reported whole.
+                    (fields.get(columns.puzzle).copied().unwrap_or(text), expected)
+                }
+            };
             let grid = parse_grid(text, self.variant);
             let shown = match &grid {
                 Ok(grid) => &text[..grid.cells.len()],
                 Err(_) => text,
             };
-            return Ok(Some(Entry { line: self.line, text: String::from_utf8_lossy(shown).into_owned(), grid }));
+            let lossy = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+            return Ok(Some(Entry {
+                index: 0,
+                file: None,
+                line: self.line,
+                text: lossy(shown),
+                grid,
+                expected: expected.map(lossy),
+            }));
         }
     }
 }
@@ -142,34 +206,126 @@ impl<R: BufRead> Iterator for PuzzleReader<R> {
     }
 }
 
-/// The lines of one command-line input: `-` is stdin, a path a file. An
-/// argument is a puzzle when it is no existing path and holds only cell
-/// characters, one at least a digit or `.` (so a mistyped puzzle is reported
-/// as an invalid puzzle, not as a missing file).
+/// Whether a command-line input is puzzle lines rather than `-` or a path:
+/// it is no existing path, and after a byte-order mark and blanks it starts
+/// with cells, one at least a digit or `.`, that end the line or meet a
+/// comment, as in a file. So a mistyped puzzle is reported as an invalid
+/// puzzle, and `hard.txt` as a missing file.
+fn is_inline(arg: &str) -> bool {
+    arg != "-" && starts_with_a_puzzle(arg) && !Path::new(arg).exists()
+}
+
+fn starts_with_a_puzzle(arg: &str) -> bool {
+    let text = arg.as_bytes();
+    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text).trim_ascii_start();
+    let cells = text.iter().take_while(|&&b| is_cell_symbol(b)).count();
+    text[..cells].iter().any(|&b| b == b'.' || b.is_ascii_digit())
+        && text.get(cells).is_none_or(|&b| is_comment_start(b))
+}
+
+/// The lines of one command-line input: `-` is stdin, a path a file, and
+/// anything else that reads as puzzle lines is those lines.
 pub fn open_input(arg: &str) -> Result<Box<dyn BufRead>, Error> {
     if arg == "-" {
         return Ok(Box::new(io::stdin().lock()));
     }
-    let looks_like_puzzle = arg.bytes().all(is_cell_symbol) && arg.bytes().any(|b| b == b'.' || b.is_ascii_digit());
-    if looks_like_puzzle && !Path::new(arg).exists() {
+    if is_inline(arg) {
         return Ok(Box::new(io::Cursor::new(arg.as_bytes().to_vec())));
     }
-    let file = File::open(arg).map_err(|source| Error::Open { path: arg.to_string(), source })?;
+    let open_error = |source| Error::Open { path: arg.to_string(), source };
+    let file = File::open(arg).map_err(open_error)?;
+    if file.metadata().map_err(open_error)?.is_dir() {
+        return Err(open_error(io::ErrorKind::IsADirectory.into()));
+    }
     Ok(Box::new(BufReader::new(file)))
 }
 
-/// Every puzzle of every input, in order; each input is opened when reached,
-/// so a missing second file does not hide the first's results.
+/// Opens every input once, so a missing or unreadable one stops a run
+/// before its first puzzle rather than after the inputs before it.
+pub fn check_inputs(inputs: &[String]) -> Result<(), Error> {
+    inputs.iter().filter(|arg| *arg != "-").try_for_each(|arg| open_input(arg).map(drop))
+}
+
+/// Every puzzle of every input, in order, numbered over all of them and
+/// named by input; each input is opened when reached.
 pub fn entries(inputs: &[String], variant: Variant) -> impl Iterator<Item = Result<Entry, Error>> + '_ {
-    inputs.iter().flat_map(move |arg| -> Box<dyn Iterator<Item = Result<Entry, Error>>> {
+    let records = inputs.iter().flat_map(move |arg| -> Box<dyn Iterator<Item = Result<Entry, Error>>> {
         match open_input(arg) {
             Err(err) => Box::new(std::iter::once(Err(err))),
-            Ok(reader) => Box::new(
-                PuzzleReader::new(reader, variant)
-                    .map(move |e| e.map_err(|source| Error::Read { path: arg.clone(), source })),
-            ),
+            Ok(reader) => {
+                let file: Option<Arc<str>> = (!is_inline(arg)).then(|| Arc::from(arg.as_str()));
+                Box::new(PuzzleReader::new(reader, variant).map(move |entry| match entry {
+                    Ok(entry) => Ok(Entry { file: file.clone(), ..entry }),
+                    Err(source) => Err(Error::Read { path: arg.clone(), source }),
+                }))
+            }
         }
+    });
+    records.scan(0, |index, record| {
+        let numbered = record.map(|entry| Entry { index: *index, ..entry });
+        *index += usize::from(numbered.is_ok());
+        Some(numbered)
     })
+}
+
+/// What a source of entries has next.
+pub enum Next {
+    Entry(Result<Entry, Error>),
+    /// Nothing yet: more may come, and asking again later may find it.
+    NotYet,
+    End,
+}
+
+/// A source of entries that can say "not yet" instead of waiting, so the
+/// solver anneals what it holds while a slow producer writes the next
+/// puzzle. Every iterator of entries is one that always waits.
+pub trait Input {
+    /// The next entry; with `wait` false, [`Next::NotYet`] rather than waiting for it.
+    fn next_entry(&mut self, wait: bool) -> Next;
+}
+
+impl<I: Iterator<Item = Result<Entry, Error>>> Input for I {
+    fn next_entry(&mut self, _wait: bool) -> Next {
+        self.next().map_or(Next::End, Next::Entry)
+    }
+}
+
+/// The entries of command-line inputs, read on a thread of their own: a
+/// pipe that has written one puzzle and waits for its answer gets it.
+pub struct ReadAhead {
+    entries: mpsc::Receiver<Result<Entry, Error>>,
+}
+
+/// Entries read ahead of the solver: enough to fill any batch, few enough
+/// to keep memory flat.
+const READ_AHEAD: usize = 4096;
+
+impl ReadAhead {
+    pub fn spawn(inputs: Vec<String>, variant: Variant) -> ReadAhead {
+        let (sender, receiver) = mpsc::sync_channel(READ_AHEAD);
+        // Detached: a read blocked on a terminal must not hold up the end of a run.
+        std::thread::spawn(move || {
+            for entry in entries(&inputs, variant) {
+                if sender.send(entry).is_err() {
+                    break;
+                }
+            }
+        });
+        ReadAhead { entries: receiver }
+    }
+}
+
+impl Input for ReadAhead {
+    fn next_entry(&mut self, wait: bool) -> Next {
+        if wait {
+            return self.entries.recv().map_or(Next::End, Next::Entry);
+        }
+        match self.entries.try_recv() {
+            Ok(entry) => Next::Entry(entry),
+            Err(mpsc::TryRecvError::Empty) => Next::NotYet,
+            Err(mpsc::TryRecvError::Disconnected) => Next::End,
+        }
+    }
 }
 
 /// Puzzle lines in the inputs, when all are files or inline puzzles (for

@@ -17,6 +17,10 @@ pub enum Format {
 
 #[derive(Serialize)]
 struct JsonRecord<'a> {
+    /// 0-based over all inputs, so records from several runs or shards sort back into input order.
+    index: usize,
+    /// The input's path, `-` for stdin, null for a puzzle on the command line.
+    file: Option<&'a str>,
     line: usize,
     puzzle: &'a str,
     status: &'static str,
@@ -46,6 +50,8 @@ pub fn record(format: Format, entry: &Entry, outcome: &Outcome, backend: &str) -
                 Status::Failed(reason) => ("error", None, Some(reason.clone())),
             };
             let json = JsonRecord {
+                index: entry.index,
+                file: entry.file.as_deref(),
                 line: entry.line,
                 puzzle: &entry.text,
                 status,
@@ -71,8 +77,6 @@ pub struct Summary {
     /// Puzzles the engine failed on.
     pub failed: u64,
     pub attempts: u64,
-    /// The puzzles' own clocks added up; they overlap when puzzles share the machine.
-    pub anneal_seconds: f64,
 }
 
 impl Summary {
@@ -85,30 +89,32 @@ impl Summary {
             Status::Failed(_) => self.failed += 1,
         }
         self.attempts += outcome.attempts;
-        self.anneal_seconds += outcome.seconds;
     }
 
     pub fn all_solved(&self) -> bool {
         self.solved == self.puzzles
     }
 
-    /// One human line for stderr. Attempts per second in all (over the
-    /// wall time) and per puzzle (over each puzzle's own clock): they differ
-    /// when puzzles share the machine (`--batch` above 1).
+    /// One human line for stderr: the counts, then the work (spin-update
+    /// attempts) per puzzle annealed and per second of the run.
     pub fn describe(&self, backend: &str, wall_seconds: f64) -> String {
-        let per = |seconds: f64| if seconds > 0.0 { self.attempts as f64 / seconds } else { 0.0 };
         let failed = match self.failed {
             0 => String::new(),
             n => format!(", {n} failed (an engine error: please report)"),
         };
+        let annealed = self.solved + self.unsolved;
+        let per_second = if wall_seconds > 0.0 { self.attempts as f64 / wall_seconds } else { 0.0 };
+        let work = match annealed {
+            0 => String::new(),
+            n => format!(
+                ", {:.3e} spin-update attempts per puzzle, {per_second:.3e} per second",
+                self.attempts as f64 / n as f64
+            ),
+        };
+        let puzzles = if self.puzzles == 1 { "puzzle" } else { "puzzles" };
         format!(
-            "{} puzzles: {} solved, {} unsolved, {} invalid{failed} in {wall_seconds:.3} s ({backend}, {:.3e} spin-update attempts/s in all, {:.3e} per puzzle)",
-            self.puzzles,
-            self.solved,
-            self.unsolved,
-            self.invalid,
-            per(wall_seconds),
-            per(self.anneal_seconds)
+            "{} {puzzles}: {} solved, {} unsolved, {} invalid{failed} in {wall_seconds:.3} s ({backend}{work})",
+            self.puzzles, self.solved, self.unsolved, self.invalid,
         )
     }
 }
@@ -118,13 +124,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_summary_gives_attempts_per_second_in_all_and_per_puzzle() {
+    fn the_summary_gives_attempts_per_puzzle_annealed_and_per_second() {
         let summary =
-            Summary { puzzles: 2, solved: 2, attempts: 4_000_000_000, anneal_seconds: 4.0, ..Summary::default() };
+            Summary { puzzles: 3, solved: 1, unsolved: 1, invalid: 1, attempts: 4_000_000_000, ..Summary::default() };
         assert_eq!(
-            summary.describe("cpu-bits", 2.0),
-            "2 puzzles: 2 solved, 0 unsolved, 0 invalid in 2.000 s \
-             (cpu-bits, 2.000e9 spin-update attempts/s in all, 1.000e9 per puzzle)"
+            summary.describe("cpu-bits", 4.0),
+            "3 puzzles: 1 solved, 1 unsolved, 1 invalid in 4.000 s \
+             (cpu-bits, 2.000e9 spin-update attempts per puzzle, 1.000e9 per second)"
         );
+        let one = Summary { puzzles: 1, invalid: 1, ..Summary::default() };
+        assert_eq!(one.describe("cpu", 0.0), "1 puzzle: 0 solved, 0 unsolved, 1 invalid in 0.000 s (cpu)");
     }
 }

@@ -70,6 +70,9 @@ pub const MAX_SWEEPS: u32 = 1_000_000;
 /// The time budget per puzzle where the user sets none, in seconds.
 pub const TIMEOUT_SECONDS: f64 = 60.0;
 
+/// The longest time budget: a century, far below where a clock's arithmetic overflows.
+pub const MAX_TIMEOUT_SECONDS: f64 = 3.2e9;
+
 /// The heaviest a unit may weigh: cpu-lanes sums a candidate's weighted
 /// totals in 16 bits, 2 · 5 units · 100 · 25 at most.
 const MAX_WEIGHT: u8 = 100;
@@ -110,13 +113,15 @@ impl Settings {
         let large = defaults.large_boards;
         let ladder_set = o.replicas.is_some() || o.t_min.is_some() || o.t_max.is_some() || o.temperatures.is_some();
         let explicit = o.temperatures.as_ref();
-        let timeout =
-            match o.timeout.unwrap_or(TIMEOUT_SECONDS) {
-                0.0 => None,
-                seconds => Some(Duration::try_from_secs_f64(seconds).map_err(|_| {
-                    Error::Settings(format!("--timeout must be a number of seconds >= 0, not {seconds}"))
-                })?),
-            };
+        let timeout = match o.timeout.unwrap_or(TIMEOUT_SECONDS) {
+            0.0 => None,
+            seconds if (0.0..=MAX_TIMEOUT_SECONDS).contains(&seconds) => Some(Duration::from_secs_f64(seconds)),
+            seconds => {
+                return Err(Error::Settings(format!(
+                    "--timeout must be a number of seconds from 0 (none) to {MAX_TIMEOUT_SECONDS:e}, not {seconds}"
+                )))
+            }
+        };
         let weights = match o.weights.unwrap_or(defaults.weights) {
             WeightRule::Fixed if o.weight_base.or(o.weight_cap).is_some() || o.relax_every.is_some() => {
                 return Err(Error::Settings(
@@ -171,9 +176,12 @@ impl Settings {
         if self.replicas < 1 || self.ladders < 1 || self.batch < 1 {
             return fail("--replicas, --ladders and --batch must be at least 1");
         }
+        // Replica indices times per-replica words must fit the kernels' u32 arithmetic.
+        let most = u32::MAX as usize / 1024;
         let in_flight = self.replicas.checked_mul(self.ladders).and_then(|r| r.checked_mul(self.batch));
-        if in_flight.is_none_or(|total| total > u32::MAX as usize / 1024) {
-            return fail("--replicas × --ladders × --batch is too large");
+        if in_flight.is_none_or(|total| total > most) {
+            let total = in_flight.map_or("beyond any count".to_string(), |t| t.to_string());
+            return fail(&format!("--replicas × --ladders × --batch is {total}; at most {most} replicas run at once"));
         }
         match &self.temperatures {
             Some(ladder) => {

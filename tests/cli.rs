@@ -152,6 +152,14 @@ fn missing_file_and_bad_settings_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     let out = run(&["solve", "--bogus"], "");
     assert_eq!(out.status.code(), Some(2));
+    for timeout in ["2e19", "1e300", "-1", "NaN"] {
+        let out = run(&["solve", &format!("--timeout={timeout}"), EASY], "");
+        assert_eq!(out.status.code(), Some(2), "--timeout {timeout}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--timeout must be a number of seconds from 0"));
+    }
+    let out = run(&["solve", "--replicas", "100000", "--ladders", "100000", "--batch", "1", EASY], "");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is 10000000000; at most 4194303 replicas run at once"), "{stderr}");
 }
 
 /// `--temperatures` replaces the geometric ladder: listing the geometric
@@ -322,16 +330,65 @@ fn empty_input_and_comment_only_input_give_no_records_and_exit_0() {
     }
 }
 
+/// Every input is opened before the first puzzle, so a bad one stops the
+/// run before work that its error would bury.
 #[test]
-fn an_unreadable_input_names_itself_and_its_cause_once() {
+fn an_unreadable_input_names_itself_and_its_cause_once_before_any_puzzle() {
     let dir = env!("CARGO_MANIFEST_DIR");
-    let out = run(&["solve", "--backend", "cpu", EASY, dir], "");
-    assert_eq!(out.status.code(), Some(2));
-    // The puzzle before the bad input is still answered.
-    assert_eq!(stdout_lines(&out), vec![EASY_SOLUTION]);
+    for bad in [dir, "no/such/file.txt"] {
+        let out = run(&["solve", "--backend", "cpu", EASY, bad], "");
+        assert_eq!(out.status.code(), Some(2));
+        assert!(out.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.matches(&format!("error: cannot open {bad}: ")).count(), 1, "{stderr}");
+    }
+}
+
+/// A puzzle argument reads as the same line in a file would: a byte-order
+/// mark, blanks and a trailing comment around it change nothing.
+#[test]
+fn a_puzzle_argument_is_read_as_a_line_of_a_file() {
+    for arg in [format!("{EASY}  # easy"), format!(" {EASY}"), format!("\t{EASY}\t"), format!("\u{feff}{EASY}")] {
+        let out = run(&["solve", "--backend", "cpu", &arg], "");
+        assert_eq!(out.status.code(), Some(0), "{arg:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(stdout_lines(&out), vec![EASY_SOLUTION]);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("1 puzzle: 1 solved"));
+    }
+}
+
+/// A CSV names its columns: the puzzle is read from its column, and a
+/// solution other than the expected one is said (a valid one still prints).
+#[test]
+fn csv_columns_are_found_by_name_and_the_expected_solution_is_checked() {
+    let other = EASY_SOLUTION.replace('8', "x").replace('1', "8").replace('x', "1");
+    let csv = format!("id,quizzes,solutions\n7,{EASY},{EASY_SOLUTION}\n8,{EASY},{other}\n");
+    let out = run(&["solve", "--backend", "cpu", "--format", "jsonl"], &csv);
+    assert_eq!(out.status.code(), Some(0));
+    let records: Vec<serde_json::Value> = stdout_lines(&out).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(records.len(), 2);
+    assert!(records.iter().all(|r| r["solution"] == EASY_SOLUTION));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains(&format!("error: cannot read {dir}: Is a directory")), "{stderr}");
-    assert_eq!(stderr.matches("Is a directory").count(), 1, "{stderr}");
+    assert!(stderr.contains(&format!("warning: line 3: the solution found, {EASY_SOLUTION}, is not")), "{stderr}");
+    assert!(!stderr.contains("line 2:"), "{stderr}");
+}
+
+/// Records name their input and carry one index over all inputs, so
+/// outputs of several files or shards sort back into input order.
+#[test]
+fn jsonl_records_carry_their_file_and_an_index_over_all_inputs() {
+    let easy = example("easy.txt");
+    let easy = easy.to_str().unwrap();
+    let out = run(&["solve", "--backend", "cpu", "--format", "jsonl", easy, EASY, "-", easy], &format!("{EASY}\n"));
+    assert_eq!(out.status.code(), Some(0));
+    let records: Vec<serde_json::Value> = stdout_lines(&out).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let seen: Vec<(u64, Option<&str>, u64)> = records
+        .iter()
+        .map(|r| (r["index"].as_u64().unwrap(), r["file"].as_str(), r["line"].as_u64().unwrap()))
+        .collect();
+    // easy.txt holds one puzzle, on line 3.
+    let expected = vec![(0, Some(easy), 3), (1, None, 1), (2, Some("-"), 1), (3, Some(easy), 3)];
+    assert_eq!(seen, expected);
+    assert!(stdout_lines(&out)[0].starts_with("{\"index\":0,\"file\":"), "index first, for sort");
 }
 
 #[test]
@@ -345,7 +402,8 @@ fn closing_the_output_early_is_a_clean_exit() {
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    // As a process killed by SIGPIPE: not 0, since most puzzles never ran.
+    assert_eq!(out.status.code(), Some(141));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
 
@@ -376,6 +434,31 @@ fn shards_together_equal_the_unsharded_run() {
     merged.sort();
     assert_eq!(merged, whole);
     assert_eq!(run(&["solve", "--shard", "4/4", EASY], "").status.code(), Some(2));
+}
+
+/// A producer that writes one puzzle and waits for its answer gets it,
+/// though the batch has room for more and the input stays open.
+#[test]
+fn a_record_is_written_as_soon_as_it_is_done_while_the_input_stays_open() {
+    for backend in ["cpu", "cpu-lanes"] {
+        let mut child = spawn(&["solve", "--backend", backend, "--batch", "8"]);
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{EASY}\nnot a puzzle\n{INKALA}").unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, answers) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+                drop(sender.send(line.unwrap()));
+            }
+        });
+        let wait = std::time::Duration::from_secs(20);
+        assert_eq!(answers.recv_timeout(wait).unwrap(), EASY_SOLUTION, "{backend}");
+        assert!(answers.recv_timeout(wait).unwrap().starts_with("not a puzzle # invalid"), "{backend}");
+        let inkala = answers.recv_timeout(wait).unwrap();
+        assert!(solves(&grid(INKALA), &grid(&inkala)), "{backend}: {inkala}");
+        drop(stdin);
+        assert_eq!(child.wait().unwrap().code(), Some(1));
+    }
 }
 
 #[test]
@@ -457,6 +540,110 @@ fn bench_writes_a_table_json_and_a_plot() {
     let plot = std::fs::read_to_string(&svg).unwrap();
     assert!(plot.starts_with("<svg") && plot.contains("hard.txt / cpu"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A file of its own in the temporary directory, removed on drop.
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn new(name: &str, text: &str) -> TempFile {
+        let path = std::env::temp_dir().join(format!("sudoku-anneal-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        TempFile(path)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        drop(std::fs::remove_file(&self.0));
+    }
+}
+
+/// Arguments that cannot work stop `bench` before its first puzzle.
+#[test]
+fn bench_refuses_what_cannot_work_before_any_puzzle() {
+    let hard = example("hard.txt");
+    let hard = hard.to_str().unwrap();
+    for (args, said) in [
+        (vec!["--runs", "0"], "--runs"),
+        (vec!["--runs", "4294967295"], "--runs"),
+        (vec!["--plot", "tts.png"], "name it PATH.svg"),
+        (vec!["--json", "no/such/dir/b.json"], "cannot write no/such/dir/b.json"),
+        (vec!["no/such/file.txt"], "cannot open no/such/file.txt"),
+    ] {
+        let started = std::time::Instant::now();
+        let out = run(&[&["bench", "--backend", "cpu", hard][..], &args].concat(), "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(said),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.is_empty() && started.elapsed().as_secs() < 5, "{args:?}");
+    }
+}
+
+/// Lines that are no puzzle count in no figure; the run says so and exits 1.
+#[test]
+fn bench_counts_invalid_lines_nowhere() {
+    let file = TempFile::new("invalid.txt", &format!("{EASY}\nnot a puzzle\n{}\n", &EASY[..80]));
+    let out = run(&["bench", "--backend", "cpu", file.path()], "");
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("| 1 × 1 (and 2 invalid) | 1 |"), "{table}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("2 input lines are no valid puzzle"));
+}
+
+/// A backend that cannot start is skipped and said; the others' rows are printed, then exit 2.
+#[test]
+fn bench_skips_a_backend_that_cannot_start_and_prints_the_others() {
+    if cfg!(target_os = "macos") {
+        return;
+    }
+    let hard = example("hard.txt");
+    let out = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+        .args(["bench", "--backend", "gpu,cpu-bits", "--max-sweeps", "2000", hard.to_str().unwrap()])
+        .env("WGPU_BACKEND", "metal")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("| hard.txt | cpu-bits |") && !table.contains("| gpu |"), "{table}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no usable GPU adapter"));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn bench_says_when_the_table_cannot_be_written() {
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+        .args(["bench", "--backend", "cpu-bits", "--max-sweeps", "1", EASY])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("error: cannot write the table: No space left on device"), "{stderr}");
+}
+
+#[test]
+fn ctrl_c_stops_bench_within_a_second_with_exit_130() {
+    let file = TempFile::new("many.txt", &format!("{INKALA}\n").repeat(200));
+    let mut child = spawn(&["bench", "--backend", "cpu", "--runs", "1000", "--timeout", "0", file.path()]);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let killed = std::time::Instant::now();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    assert!(killed.elapsed().as_secs_f64() < 1.0, "stopped in {:?}", killed.elapsed());
+    assert_eq!(status.code(), Some(130));
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    assert!(stdout.starts_with("| file | backend |"), "{stdout}");
 }
 
 #[test]

@@ -275,7 +275,7 @@ fn gpu_solver_with_two_banks_in_flight_agrees_with_the_cpu() {
         (0..5u8).map(|k| {
             let text: String =
                 EASY.bytes().map(|c| if c == b'0' { '0' } else { ((c - b'1' + k) % 9 + b'1') as char }).collect();
-            Ok(Entry { line: k as usize + 1, grid: Ok(grid(&text)), text })
+            Ok(Entry { index: k as usize, line: k as usize + 1, ..Entry::of_grid(grid(&text)) })
         })
     };
     let settings = Settings { batch: 3, seed: 3, reduce: Reduce::Clues, ..Settings::plain_model() };

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::model::Model;
 use crate::outcome::{Outcome, Status};
-use crate::puzzle::Entry;
+use crate::puzzle::{Entry, Input, Next};
 use crate::reduce::{check_clues, reduce};
 use crate::settings::Settings;
 
@@ -48,7 +48,7 @@ fn prepare(puzzle: &Grid, settings: &Settings) -> Prepared {
 }
 
 pub(super) struct Intake<I> {
-    entries: std::iter::Fuse<I>,
+    entries: I,
     /// Entries read so far: the next one's sequence number.
     read: u64,
     done: bool,
@@ -58,9 +58,9 @@ pub(super) struct Intake<I> {
     pub ready: VecDeque<Ready>,
 }
 
-impl<I: Iterator<Item = Result<Entry>>> Intake<I> {
+impl<I: Input> Intake<I> {
     pub fn new(entries: I) -> Intake<I> {
-        Intake { entries: entries.fuse(), read: 0, done: false, error: None, ready: VecDeque::new() }
+        Intake { entries, read: 0, done: false, error: None, ready: VecDeque::new() }
     }
 
     /// Whether more entries may come.
@@ -80,13 +80,17 @@ impl<I: Iterator<Item = Result<Entry>>> Intake<I> {
 
     /// Reads up to `n` entries (serial) and prepares them (in parallel):
     /// the decided ones go to `pending`, the others to the back of `ready`.
-    pub fn read(&mut self, n: usize, settings: &Settings, pending: &mut Pending) {
-        let mut batch = Vec::with_capacity(n);
-        while batch.len() < n && self.open() {
-            match self.entries.next() {
-                None => self.done = true,
-                Some(Err(err)) => self.error = Some(err),
-                Some(Ok(entry)) => {
+    /// Waits for the first entry only when `wait`; false when it stopped
+    /// because the input has nothing yet.
+    pub fn read(&mut self, n: usize, wait: bool, settings: &Settings, pending: &mut Pending) -> bool {
+        let (mut batch, first) = (Vec::with_capacity(n), self.read);
+        let mut not_yet = false;
+        while batch.len() < n && self.open() && !not_yet {
+            match self.entries.next_entry(wait && batch.is_empty()) {
+                Next::End => self.done = true,
+                Next::NotYet => not_yet = true,
+                Next::Entry(Err(err)) => self.error = Some(err),
+                Next::Entry(Ok(entry)) => {
                     batch.push((self.read, entry));
                     self.read += 1;
                 }
@@ -113,5 +117,6 @@ impl<I: Iterator<Item = Result<Entry>>> Intake<I> {
                 Some(Prepared::Anneal(model)) => self.ready.push_back(Ready { sequence, entry, model, prepare_time }),
             }
         }
+        !not_yet || self.read > first
     }
 }

@@ -8,12 +8,15 @@
 mod intake;
 mod slots;
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
+
 use crate::backend::Backend;
 use crate::decode::verify;
 use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::outcome::{Outcome, Status};
-use crate::puzzle::Entry;
+use crate::puzzle::{Entry, Input, Next};
 use crate::settings::Settings;
 use intake::{Intake, Pending};
 use slots::Slots;
@@ -27,7 +30,7 @@ use slots::Slots;
 /// only for failures of the backend; an unsolvable or malformed puzzle, or
 /// one the engine failed on, is an `Outcome`.
 pub fn solve_stream(
-    entries: impl Iterator<Item = Result<Entry>>,
+    entries: impl Input,
     settings: &Settings,
     backend: &mut dyn Backend,
     mut emit: impl FnMut(Entry, Outcome) -> Result<()>,
@@ -69,20 +72,15 @@ pub fn solve_stream(
 /// yet emitted runs again there, then the rest of the stream. Records stay
 /// one per puzzle, in input order.
 pub fn solve_stream_with_fallback(
-    mut entries: impl Iterator<Item = Result<Entry>>,
+    mut entries: impl Input,
     settings: &Settings,
     backend: &mut dyn Backend,
     fallback: impl FnOnce(&Error) -> Option<(Box<dyn Backend>, Settings)>,
     mut emit: impl FnMut(Entry, Outcome) -> Result<()>,
     stop: impl Fn() -> bool,
 ) -> Result<()> {
-    // Puzzles read and not yet emitted, oldest first (emission is in input order).
-    let unfinished = std::cell::RefCell::new(std::collections::VecDeque::new());
-    let tracked = entries.by_ref().inspect(|entry| {
-        if let Ok(entry) = entry {
-            unfinished.borrow_mut().push_back(entry.clone());
-        }
-    });
+    let unfinished = RefCell::new(VecDeque::new());
+    let tracked = Tracked { unread: VecDeque::new(), unfinished: &unfinished, rest: &mut entries };
     let emit_tracked = |entry, outcome| {
         unfinished.borrow_mut().pop_front();
         emit(entry, outcome)
@@ -92,13 +90,36 @@ pub fn solve_stream_with_fallback(
         other => return other,
     };
     let Some((mut replacement, replacement_settings)) = fallback(&error) else { return Err(error) };
-    let again = unfinished.into_inner().into_iter().map(Ok).chain(entries);
+    let untracked = RefCell::default();
+    let again = Tracked { unread: unfinished.take(), unfinished: &untracked, rest: &mut entries };
     solve_stream(again, &replacement_settings, replacement.as_mut(), emit, stop)
+}
+
+/// An input that hands out `unread` entries before the `rest`, and
+/// remembers in `unfinished` the puzzles read and not yet emitted, oldest
+/// first (emission is in input order).
+struct Tracked<'a, I> {
+    unread: VecDeque<Entry>,
+    unfinished: &'a RefCell<VecDeque<Entry>>,
+    rest: &'a mut I,
+}
+
+impl<I: Input> Input for Tracked<'_, I> {
+    fn next_entry(&mut self, wait: bool) -> Next {
+        let next = match self.unread.pop_front() {
+            Some(entry) => Next::Entry(Ok(entry)),
+            None => self.rest.next_entry(wait),
+        };
+        if let Next::Entry(Ok(entry)) = &next {
+            self.unfinished.borrow_mut().push_back(entry.clone());
+        }
+        next
+    }
 }
 
 /// Solves one puzzle on its own.
 pub fn solve(puzzle: &Grid, settings: &Settings, backend: &mut dyn Backend) -> Result<Outcome> {
-    let entry = Entry { line: 1, text: puzzle.to_string(), grid: Ok(puzzle.clone()) };
+    let entry = Entry::of_grid(puzzle.clone());
     let mut result = None;
     let one = Settings { batch: 1, ..settings.clone() };
     let keep = |_, outcome| {

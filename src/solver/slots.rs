@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::grid::Shape;
 use crate::model::Model;
 use crate::outcome::{Outcome, Status};
-use crate::puzzle::Entry;
+use crate::puzzle::{Entry, Input};
 use crate::settings::Settings;
 use crate::tempering::{Exchange, Ladder};
 
@@ -94,7 +94,7 @@ impl<'a> Slots<'a> {
     /// more as needed. A puzzle of another board shape waits until every
     /// slot is empty, then the batch is configured for it: the bank to
     /// submit is returned, the first one after a change.
-    pub fn refill<I: Iterator<Item = Result<Entry>>>(
+    pub fn refill<I: Input>(
         &mut self,
         mut bank: usize,
         intake: &mut Intake<I>,
@@ -107,7 +107,12 @@ impl<'a> Slots<'a> {
                 if !intake.open() || pending.len() >= MAX_PENDING {
                     break;
                 }
-                intake.read(empty.len(), self.settings, pending);
+                // Wait for input only with nothing else to do: no puzzle
+                // annealing, no record to write first.
+                let wait = self.idle() && pending.is_empty();
+                if !intake.read(empty.len(), wait, self.settings, pending) {
+                    break;
+                }
                 continue;
             };
             let shape = next.model.fixed.shape;

@@ -85,7 +85,7 @@ impl GpuContext {
         let lost = Arc::new(Mutex::new(None));
         let record = Arc::clone(&lost);
         device.set_device_lost_callback(move |reason, message| {
-            *record.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("{reason:?}: {message}"));
+            *record.lock().unwrap_or_else(|e| e.into_inner()) = Some(lost_reason_in_words(reason, &message));
         });
         let fault = Fault::from_env();
         let pipelines = HashMap::new();
@@ -173,7 +173,8 @@ impl GpuContext {
     /// Waits for a [`submit_with_readback`](Self::submit_with_readback) and returns the words copied.
     pub(super) fn wait(&self, readback: &wgpu::Buffer, pending: Readback) -> Result<Vec<u32>> {
         self.wait_unexplained(readback, pending).map_err(|err| match (err, self.lost_reason()) {
-            (Error::Gpu(what), Some(reason)) => Error::Gpu(format!("the device was lost ({reason}); {what}")),
+            // What failed after a loss is wgpu's detail; the loss is the news.
+            (Error::Gpu(_), Some(reason)) => Error::Gpu(format!("the device was lost while a round ran ({reason})")),
             (err, _) => err,
         })
     }
@@ -212,6 +213,19 @@ impl GpuContext {
     /// Writes `data` at element `offset` of `buffer`.
     pub(super) fn write<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, offset: usize, data: &[T]) {
         self.queue.write_buffer(buffer, (offset * std::mem::size_of::<T>()) as u64, bytemuck::cast_slice(data));
+    }
+}
+
+/// Why a device was lost, for a user: wgpu's reason and the driver's
+/// message, which is often empty.
+fn lost_reason_in_words(reason: wgpu::DeviceLostReason, message: &str) -> String {
+    let how = match reason {
+        wgpu::DeviceLostReason::Destroyed => "destroyed",
+        wgpu::DeviceLostReason::Unknown => "reset or removed by the driver",
+    };
+    match message.trim() {
+        "" => format!("{how}; the driver gave no reason"),
+        message => format!("{how}: {message}"),
     }
 }
 
