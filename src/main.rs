@@ -17,7 +17,7 @@ use sudoku_anneal::backend::kind::Defaults;
 use sudoku_anneal::backend::Backend;
 use sudoku_anneal::dynamics::{Moves, WeightRule};
 use sudoku_anneal::grid::Variant;
-use sudoku_anneal::puzzle::{check_inputs, count_puzzles, entries, parse_grid, Entry, Input, Next, ReadAhead};
+use sudoku_anneal::puzzle::{check_inputs, count_puzzles, entries, Entry, Input, Next, ReadAhead};
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
 use sudoku_anneal::report::{record, Format, Summary};
 use sudoku_anneal::settings::{MAX_SWEEPS, TIMEOUT_SECONDS};
@@ -50,7 +50,7 @@ enum Command {
     /// Solve puzzle files on several backends and compare: markdown table,
     /// optional JSON and time-to-solution plot.
     Bench(BenchArgs),
-    /// Write the model of one puzzle for other annealers.
+    /// Write the model of each puzzle for other annealers, in input order.
     Export(ExportArgs),
     /// List the GPU adapters wgpu finds and the one `--backend auto` picks.
     Devices,
@@ -202,8 +202,11 @@ enum ExportFormat {
 
 #[derive(clap::Args)]
 struct ExportArgs {
-    /// The puzzle: 16, 81, 256 or 625 cells (any n² with --variant latin).
-    puzzle: String,
+    /// Puzzle strings, files of one puzzle per line, or `-` for stdin (the
+    /// default), as for solve. One model per puzzle: the JSON formats write
+    /// one line each, qubo one block each, headed by a `# puzzle` line. An
+    /// invalid puzzle stops the export (exit 1), after the models before it.
+    inputs: Vec<String>,
     #[arg(long, value_enum, default_value_t = ExportFormat::BqmJson)]
     format: ExportFormat,
     /// Write here instead of stdout.
@@ -554,18 +557,40 @@ fn bench_run(
 }
 
 fn run_export(args: ExportArgs) -> anyhow::Result<ExitCode> {
-    let grid = parse_grid(args.puzzle.as_bytes(), args.model.variant).context("the puzzle is not valid")?;
-    let candidates =
-        check_clues(&grid).and_then(|()| reduce(&grid, args.model.reduce)).context("the puzzle is not valid")?;
-    let model = Model::build(&candidates).context("the puzzle is not valid")?;
-    let text = match args.format {
-        ExportFormat::BqmJson => export::bqm_json(&model) + "\n",
-        ExportFormat::Qubo => export::qubo_text(&model),
-        ExportFormat::Ising => export::ising_json(&model) + "\n",
+    let inputs = if args.inputs.is_empty() { vec!["-".to_string()] } else { args.inputs.clone() };
+    check_inputs(&inputs)?;
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(path) => {
+            Box::new(io::BufWriter::new(std::fs::File::create(path).with_context(|| format!("cannot write {path}"))?))
+        }
+        None => Box::new(io::stdout().lock()),
     };
-    match &args.output {
-        Some(path) => std::fs::write(path, text).with_context(|| format!("cannot write {path}"))?,
-        None => io::stdout().write_all(text.as_bytes())?,
+    let ModelArgs { reduce: mode, variant } = args.model;
+    for entry in entries(&inputs, variant) {
+        let entry = entry?;
+        let model = entry.grid.clone().and_then(|grid| {
+            check_clues(&grid)?;
+            Model::build(&reduce(&grid, mode)?)
+        });
+        let model = match model {
+            Ok(model) => model,
+            Err(reason) => {
+                out.flush()?;
+                let file = entry.file.as_deref().unwrap_or("the command line");
+                eprintln!("sudoku-anneal: error: {file}, line {}: {reason}; nothing after it was exported", entry.line);
+                return Ok(ExitCode::from(1));
+            }
+        };
+        match args.format {
+            ExportFormat::BqmJson => writeln!(out, "{}", export::bqm_json(&model))?,
+            ExportFormat::Qubo => {
+                let file = entry.file.as_deref().unwrap_or("the command line");
+                writeln!(out, "# puzzle {} ({file}, line {})", entry.index, entry.line)?;
+                out.write_all(export::qubo_text(&model).as_bytes())?;
+            }
+            ExportFormat::Ising => writeln!(out, "{}", export::ising_json(&model))?,
+        }
     }
+    out.flush().context("cannot write the models")?;
     Ok(ExitCode::SUCCESS)
 }

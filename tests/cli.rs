@@ -542,6 +542,34 @@ fn bench_writes_a_table_json_and_a_plot() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Export reads inputs as solve does: one model per puzzle in input order,
+/// and an invalid puzzle stops it after the models before it.
+#[test]
+fn export_writes_one_model_per_puzzle_of_files_and_stdin() {
+    let hard = example("hard.txt");
+    let puzzles: Vec<String> = std::fs::read_to_string(&hard)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l[..81].to_string())
+        .collect();
+    let out = run(&["export", "--reduce", "clues", hard.to_str().unwrap(), "-"], &format!("{INKALA}\n"));
+    assert_eq!(out.status.code(), Some(0));
+    let fixed: Vec<String> = stdout_lines(&out)
+        .iter()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["fixed"].as_str().unwrap().to_string())
+        .collect();
+    let expected: Vec<String> = puzzles.iter().chain([&INKALA.to_string()]).map(|p| grid(p).to_string()).collect();
+    assert_eq!(fixed, expected);
+    let qubo = run(&["export", "--format", "qubo", "-"], &format!("{EASY}\n{INKALA}\n"));
+    let headers: Vec<String> = stdout_lines(&qubo).into_iter().filter(|l| l.starts_with("# puzzle")).collect();
+    assert_eq!(headers, vec!["# puzzle 0 (-, line 1)", "# puzzle 1 (-, line 2)"]);
+    let out = run(&["export", "-"], &format!("{EASY}\nbad\n{EASY}\n"));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout_lines(&out).len(), 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error: -, line 2: expected 16, 81, 256 or 625 cells"));
+}
+
 /// A file of its own in the temporary directory, removed on drop.
 struct TempFile(std::path::PathBuf);
 
