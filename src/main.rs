@@ -304,7 +304,8 @@ fn run_devices() -> anyhow::Result<ExitCode> {
         writeln!(out, "{i}: {} | backend {} | type {} | driver {}{mark}", a.name, a.backend, a.device_type, a.driver)?;
     }
     if pick.is_none() {
-        writeln!(out, "auto: no hardware GPU with compute shaders; the cpu-bits backend is used")?;
+        let cpu = BackendChoice::Auto.fallback().map_or("a CPU", BackendKind::name);
+        writeln!(out, "auto: no hardware GPU with compute shaders; the {cpu} backend is used")?;
     }
     Ok(ExitCode::SUCCESS)
 }

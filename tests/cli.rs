@@ -695,6 +695,10 @@ fn no_usable_adapter_is_exit_2_for_gpu_and_a_fallback_for_auto() {
     assert_eq!(auto.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&auto.stderr).contains("auto picked the cpu-lanes backend"));
     assert_eq!(stdout_lines(&auto), vec![EASY_SOLUTION]);
+    let devices =
+        Command::new(env!("CARGO_BIN_EXE_sudoku-anneal")).arg("devices").env("WGPU_BACKEND", "metal").output();
+    let devices = String::from_utf8(devices.unwrap().stdout).unwrap();
+    assert_eq!(devices, "auto: no hardware GPU with compute shaders; the cpu-lanes backend is used\n");
 }
 
 #[test]
