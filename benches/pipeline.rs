@@ -8,6 +8,7 @@ use std::ops::Range;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 use sudoku_anneal::backend::bitsliced::BitslicedBackend;
+use sudoku_anneal::backend::cpu::CpuBackend;
 use sudoku_anneal::backend::{Backend, Layout, Problem};
 use sudoku_anneal::dynamics::Moves;
 use sudoku_anneal::error::Result;
@@ -185,5 +186,42 @@ fn host_ceiling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, parse_lines, model_build, host_ceiling);
+/// A Kaggle-class collection (every puzzle falls to singles) through the
+/// whole pipeline on one thread: read, reduce, verify, format a record.
+/// Goal (issue 21): 1,000,000 puzzles per CPU-second. The puzzles are the
+/// Kaggle example with its digits relabelled, so each needs the same work.
+fn easy_collection(c: &mut Criterion) {
+    const PUZZLES: usize = 100_000;
+    let mut labels: Vec<u8> = (b'1'..=b'9').collect();
+    let lines: String = (0..PUZZLES)
+        .map(|i| {
+            labels.rotate_left(1 + i % 7);
+            labels.swap(i % 9, (i / 9) % 9);
+            let puzzle: String =
+                EASY.bytes().map(|c| if c == b'0' { '.' } else { labels[(c - b'1') as usize] as char }).collect();
+            puzzle + "\n"
+        })
+        .collect();
+    let settings = Settings::for_backend(BackendKind::Cpu);
+    let mut group = c.benchmark_group("easy_collection");
+    group.throughput(Throughput::Elements(PUZZLES as u64));
+    group.sample_size(10);
+    group.bench_function("100k Kaggle-class lines, one thread", |b| {
+        b.iter(|| {
+            let entries = PuzzleReader::new(lines.as_bytes(), Variant::Standard).map(|e| e.map_err(Into::into));
+            let mut out = Vec::with_capacity(PUZZLES * 82);
+            let emit = |entry, outcome: Outcome| {
+                assert!(outcome.is_solved());
+                out.extend_from_slice(record(Format::Plain, &entry, &outcome, "cpu").as_bytes());
+                out.push(b'\n');
+                Ok(())
+            };
+            solve_stream(entries, &settings, &mut CpuBackend::new(), emit, || false).unwrap();
+            out
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, parse_lines, model_build, host_ceiling, easy_collection);
 criterion_main!(benches);

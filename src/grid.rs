@@ -6,9 +6,8 @@
 //! cells that must hold every digit once: rows, columns, then boxes (not in
 //! Latin squares), then the two diagonals (the `x` variant).
 
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// Cell symbols in order; a board of side n uses the first n.
 pub const SYMBOLS: &[u8; 25] = b"123456789ABCDEFGHIJKLMNOP";
@@ -79,10 +78,10 @@ impl Shape {
 
     /// The board's tables, built once per shape and kept for the run.
     pub fn geometry(self) -> &'static Geometry {
-        static BUILT: OnceLock<Mutex<HashMap<Shape, &'static Geometry>>> = OnceLock::new();
-        let mut built = BUILT.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-        // At most 32 shapes exist, so leaking each one's tables is bounded.
-        built.entry(self).or_insert_with(|| Box::leak(Box::new(Geometry::new(self))))
+        // One table per side and variant, built on first use; reading a
+        // built one takes no lock (every stage asks for it, per puzzle).
+        static BUILT: [[OnceLock<Geometry>; MAX_N + 1]; 3] = [const { [const { OnceLock::new() }; MAX_N + 1] }; 3];
+        BUILT[self.variant as usize][self.n].get_or_init(|| Geometry::new(self))
     }
 }
 

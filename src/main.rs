@@ -1,12 +1,13 @@
 //! The `sudoku-anneal` command line: parse flags into validated settings,
 //! stream puzzles through the solver, print one record per puzzle.
 
+use std::cell::RefCell;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -327,16 +328,65 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
     }
 }
 
-/// The entries of one shard; errors always pass, so a bad input stops every shard.
-struct Sharded<I> {
-    entries: I,
-    shard: Shard,
+/// The records on their way to stdout: buffered, and flushed whenever the
+/// input runs dry (whoever writes it may wait for them) and otherwise when
+/// [`FLUSH_EVERY`] has passed, checked at every record and every round.
+struct Output {
+    out: io::BufWriter<io::StdoutLock<'static>>,
+    flushed: Instant,
 }
 
-impl<I: Input> Input for Sharded<I> {
+const FLUSH_EVERY: Duration = Duration::from_millis(50);
+
+impl Output {
+    fn new() -> Output {
+        Output { out: io::BufWriter::new(io::stdout().lock()), flushed: Instant::now() }
+    }
+
+    fn write_line(&mut self, line: &str) -> io::Result<()> {
+        writeln!(self.out, "{line}")?;
+        self.flush_if_due()
+    }
+
+    fn flush_if_due(&mut self) -> io::Result<()> {
+        match self.flushed.elapsed() >= FLUSH_EVERY {
+            true => self.flush(),
+            false => Ok(()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.flushed = Instant::now();
+        self.out.flush()
+    }
+}
+
+/// The entries of one shard, flushing the output when they run dry. Errors
+/// always pass, so a bad input stops every shard.
+struct ShardInput<'a, I> {
+    entries: I,
+    shard: Shard,
+    output: &'a RefCell<Output>,
+}
+
+impl<I: Input> Input for ShardInput<'_, I> {
     fn next_entry(&mut self, wait: bool) -> Next {
         loop {
-            match self.entries.next_entry(wait) {
+            // A failed flush is not lost: the next write or the last flush fails too.
+            let next = match self.entries.next_entry(false) {
+                Next::NotYet => {
+                    drop(self.output.borrow_mut().flush());
+                    match wait {
+                        true => self.entries.next_entry(true),
+                        false => return Next::NotYet,
+                    }
+                }
+                next => {
+                    drop(self.output.borrow_mut().flush_if_due());
+                    next
+                }
+            };
+            match next {
                 Next::Entry(Ok(entry)) if entry.index % self.shard.count != self.shard.index => continue,
                 next => return next,
             }
@@ -368,12 +418,12 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let name = std::cell::Cell::new(backend.name());
     let interrupted = interrupt_flag()?;
     let progress = progress_bar(&inputs);
-    let mut out = io::stdout().lock();
+    let output = RefCell::new(Output::new());
     let mut summary = Summary::default();
     let mut last_line = None;
     let started = Instant::now();
     let shard = args.shard.unwrap_or(Shard { index: 0, count: 1 });
-    let entries = Sharded { entries: ReadAhead::spawn(inputs.clone(), settings.variant), shard };
+    let entries = ShardInput { entries: ReadAhead::spawn(inputs.clone(), settings.variant), shard, output: &output };
     let mut disagreements = 0;
     let emit = |entry: Entry, outcome: Outcome| {
         if let Some(why) = outcome.solution().and_then(|found| entry.disagreement(found)) {
@@ -381,12 +431,13 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
             progress.suspend(|| eprintln!("sudoku-anneal: warning: line {}: {why}", entry.line));
         }
         summary.add(&outcome);
-        writeln!(out, "{}", record(args.format, &entry, &outcome, name.get()))?;
-        out.flush()?;
+        output.borrow_mut().write_line(&record(args.format, &entry, &outcome, name.get()))?;
         last_line = Some(entry.line);
-        let rate = summary.puzzles as f64 / started.elapsed().as_secs_f64();
-        progress.set_message(format!("{} solved, {rate:.1} puzzles/s", summary.solved));
-        progress.inc(1);
+        if !progress.is_hidden() {
+            let rate = summary.puzzles as f64 / started.elapsed().as_secs_f64();
+            progress.set_message(format!("{} solved, {rate:.1} puzzles/s", summary.solved));
+            progress.inc(1);
+        }
         Ok(())
     };
     let fallback = |error: &Error| {
@@ -402,8 +453,17 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
         name.set(kind.name());
         Some((cpu, cpu_settings))
     };
-    let stop = || interrupted.load(Ordering::Relaxed);
-    let result = solve_stream_with_fallback(entries, &settings, backend.as_mut(), fallback, emit, stop);
+    // Asked every round: records written while puzzles anneal go out within FLUSH_EVERY and a round.
+    let stop = || {
+        drop(output.borrow_mut().flush_if_due());
+        interrupted.load(Ordering::Relaxed)
+    };
+    // Tracking the puzzles in flight for a fallback costs a copy of each: only a GPU run may need one.
+    let result = match backend.kind().is_gpu() && args.backend.fallback().is_some() {
+        true => solve_stream_with_fallback(entries, &settings, backend.as_mut(), fallback, emit, stop),
+        false => solve_stream(entries, &settings, backend.as_mut(), emit, stop),
+    };
+    let result = result.map_err(anyhow::Error::from).and_then(|()| Ok(output.borrow_mut().flush()?));
     progress.finish_and_clear();
     eprintln!("sudoku-anneal: {}", summary.describe(name.get(), started.elapsed().as_secs_f64()));
     if disagreements > 0 {

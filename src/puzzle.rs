@@ -11,7 +11,7 @@
 //! column, where there is one, is the answer the file expects.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::{mpsc, Arc};
 
@@ -150,6 +150,10 @@ impl<R: BufRead> PuzzleReader<R> {
         PuzzleReader { input, variant, line: 0, buffer: Vec::new(), csv: None }
     }
 
+    pub fn get_ref(&self) -> &R {
+        &self.input
+    }
+
     fn next_entry(&mut self) -> io::Result<Option<Entry>> {
         loop {
             self.buffer.clear();
@@ -223,21 +227,24 @@ fn starts_with_a_puzzle(arg: &str) -> bool {
         && text.get(cells).is_none_or(|&b| is_comment_start(b))
 }
 
+/// An input's bytes, buffered: stdin, a file, or a command-line argument.
+pub type InputReader = BufReader<Box<dyn Read + Send>>;
+
 /// The lines of one command-line input: `-` is stdin, a path a file, and
 /// anything else that reads as puzzle lines is those lines.
-pub fn open_input(arg: &str) -> Result<Box<dyn BufRead>, Error> {
+pub fn open_input(arg: &str) -> Result<InputReader, Error> {
     if arg == "-" {
-        return Ok(Box::new(io::stdin().lock()));
+        return Ok(BufReader::new(Box::new(io::stdin())));
     }
     if is_inline(arg) {
-        return Ok(Box::new(io::Cursor::new(arg.as_bytes().to_vec())));
+        return Ok(BufReader::new(Box::new(io::Cursor::new(arg.as_bytes().to_vec()))));
     }
     let open_error = |source| Error::Open { path: arg.to_string(), source };
     let file = File::open(arg).map_err(open_error)?;
     if file.metadata().map_err(open_error)?.is_dir() {
         return Err(open_error(io::ErrorKind::IsADirectory.into()));
     }
-    Ok(Box::new(BufReader::new(file)))
+    Ok(BufReader::new(Box::new(file)))
 }
 
 /// Opens every input once, so a missing or unreadable one stops a run
@@ -248,24 +255,60 @@ pub fn check_inputs(inputs: &[String]) -> Result<(), Error> {
 
 /// Every puzzle of every input, in order, numbered over all of them and
 /// named by input; each input is opened when reached.
-pub fn entries(inputs: &[String], variant: Variant) -> impl Iterator<Item = Result<Entry, Error>> + '_ {
-    let records = inputs.iter().flat_map(move |arg| -> Box<dyn Iterator<Item = Result<Entry, Error>>> {
-        match open_input(arg) {
-            Err(err) => Box::new(std::iter::once(Err(err))),
-            Ok(reader) => {
-                let file: Option<Arc<str>> = (!is_inline(arg)).then(|| Arc::from(arg.as_str()));
-                Box::new(PuzzleReader::new(reader, variant).map(move |entry| match entry {
-                    Ok(entry) => Ok(Entry { file: file.clone(), ..entry }),
-                    Err(source) => Err(Error::Read { path: arg.clone(), source }),
-                }))
+pub struct Entries {
+    inputs: Vec<String>,
+    /// The next input to open.
+    next_input: usize,
+    variant: Variant,
+    /// The input being read, its name for the records, and its path for errors.
+    current: Option<(PuzzleReader<InputReader>, Option<Arc<str>>, String)>,
+    /// The next entry's index.
+    index: usize,
+}
+
+pub fn entries(inputs: &[String], variant: Variant) -> Entries {
+    Entries { inputs: inputs.to_vec(), next_input: 0, variant, current: None, index: 0 }
+}
+
+impl Entries {
+    /// Whether the next entry needs a read from the operating system, which
+    /// may wait on a pipe or a terminal: nothing of the current input is buffered.
+    fn needs_a_read(&self) -> bool {
+        self.current.as_ref().is_none_or(|(reader, _, _)| reader.get_ref().buffer().is_empty())
+    }
+}
+
+impl Iterator for Entries {
+    type Item = Result<Entry, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let Some((reader, file, path)) = &mut self.current else {
+                let arg = self.inputs.get(self.next_input)?.clone();
+                self.next_input += 1;
+                let input = match open_input(&arg) {
+                    Ok(input) => input,
+                    Err(err) => return Some(Err(err)),
+                };
+                let file = (!is_inline(&arg)).then(|| Arc::from(arg.as_str()));
+                self.current = Some((PuzzleReader::new(input, self.variant), file, arg));
+                continue;
+            };
+            match reader.next() {
+                None => self.current = None,
+                Some(Err(source)) => {
+                    let path = path.clone();
+                    self.current = None;
+                    return Some(Err(Error::Read { path, source }));
+                }
+                Some(Ok(entry)) => {
+                    let entry = Entry { index: self.index, file: file.clone(), ..entry };
+                    self.index += 1;
+                    return Some(Ok(entry));
+                }
             }
         }
-    });
-    records.scan(0, |index, record| {
-        let numbered = record.map(|entry| Entry { index: *index, ..entry });
-        *index += usize::from(numbered.is_ok());
-        Some(numbered)
-    })
+    }
 }
 
 /// What a source of entries has next.
@@ -293,37 +336,57 @@ impl<I: Iterator<Item = Result<Entry, Error>>> Input for I {
 /// The entries of command-line inputs, read on a thread of their own: a
 /// pipe that has written one puzzle and waits for its answer gets it.
 pub struct ReadAhead {
-    entries: mpsc::Receiver<Result<Entry, Error>>,
+    chunks: mpsc::Receiver<Vec<Result<Entry, Error>>>,
+    chunk: std::vec::IntoIter<Result<Entry, Error>>,
 }
 
-/// Entries read ahead of the solver: enough to fill any batch, few enough
-/// to keep memory flat.
-const READ_AHEAD: usize = 4096;
+/// Entries travel in chunks of up to this many, each handed over once it is
+/// full or the next entry needs a read that may wait: one hand-over per
+/// chunk, not per entry, keeps two threads on one core from taking turns
+/// per puzzle.
+const CHUNK: usize = 256;
+/// Chunks read ahead of the solver: enough to fill any batch, few enough to
+/// keep memory flat.
+const CHUNKS_AHEAD: usize = 16;
 
 impl ReadAhead {
     pub fn spawn(inputs: Vec<String>, variant: Variant) -> ReadAhead {
-        let (sender, receiver) = mpsc::sync_channel(READ_AHEAD);
+        let (sender, receiver) = mpsc::sync_channel(CHUNKS_AHEAD);
         // Detached: a read blocked on a terminal must not hold up the end of a run.
         std::thread::spawn(move || {
-            for entry in entries(&inputs, variant) {
-                if sender.send(entry).is_err() {
-                    break;
+            let mut entries = entries(&inputs, variant);
+            let mut chunk = Vec::with_capacity(CHUNK);
+            while let Some(entry) = entries.next() {
+                chunk.push(entry);
+                if chunk.len() == CHUNK || entries.needs_a_read() {
+                    let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
+                    if sender.send(full).is_err() {
+                        return;
+                    }
                 }
             }
+            // The sender dropped after the last chunk ends the stream.
+            drop(sender.send(chunk));
         });
-        ReadAhead { entries: receiver }
+        ReadAhead { chunks: receiver, chunk: Vec::new().into_iter() }
     }
 }
 
 impl Input for ReadAhead {
     fn next_entry(&mut self, wait: bool) -> Next {
-        if wait {
-            return self.entries.recv().map_or(Next::End, Next::Entry);
-        }
-        match self.entries.try_recv() {
-            Ok(entry) => Next::Entry(entry),
-            Err(mpsc::TryRecvError::Empty) => Next::NotYet,
-            Err(mpsc::TryRecvError::Disconnected) => Next::End,
+        loop {
+            if let Some(entry) = self.chunk.next() {
+                return Next::Entry(entry);
+            }
+            let chunk = match wait {
+                true => self.chunks.recv().map_err(|_| mpsc::TryRecvError::Disconnected),
+                false => self.chunks.try_recv(),
+            };
+            match chunk {
+                Ok(chunk) => self.chunk = chunk.into_iter(),
+                Err(mpsc::TryRecvError::Empty) => return Next::NotYet,
+                Err(mpsc::TryRecvError::Disconnected) => return Next::End,
+            }
         }
     }
 }
