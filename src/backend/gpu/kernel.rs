@@ -417,7 +417,7 @@ struct SpinsKernel;
 
 impl EngineParts for SpinsKernel {
     fn source(&self) -> &'static str {
-        include_str!("../../../shaders/spins.wgsl")
+        concat!(include_str!("../../../shaders/spins.wgsl"), include_str!("../../../shaders/gather_cells.wgsl"))
     }
 
     fn lanes(&self) -> u32 {
@@ -464,7 +464,7 @@ struct CellsKernel;
 
 impl EngineParts for CellsKernel {
     fn source(&self) -> &'static str {
-        include_str!("../../../shaders/cells.wgsl")
+        concat!(include_str!("../../../shaders/cells.wgsl"), include_str!("../../../shaders/gather_cells.wgsl"))
     }
 
     fn lanes(&self) -> u32 {
