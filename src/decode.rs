@@ -19,6 +19,36 @@ pub fn decode(model: &Model, spins: &[u8]) -> Option<Grid> {
     grid.is_complete().then_some(grid)
 }
 
+/// The cells a state holds so far, for display: a free cell's digit where
+/// exactly one of its spins is up, 0 where none or several are.
+pub fn cells_of(model: &Model, spins: &[u8]) -> Grid {
+    let mut grid = model.fixed.clone();
+    let mut several = vec![false; grid.cells.len()];
+    for (spin, _) in model.spins.iter().zip(spins).filter(|(_, &x)| x == 1) {
+        let cell = spin.cell as usize;
+        several[cell] |= grid.cells[cell] != 0;
+        grid.cells[cell] = spin.digit as u8 + 1;
+    }
+    grid.cells.iter_mut().zip(several).filter(|(_, several)| *several).for_each(|(cell, _)| *cell = 0);
+    grid
+}
+
+/// The cells whose digit another cell of one of their units holds too.
+pub fn conflicts(grid: &Grid) -> Vec<usize> {
+    let geometry = grid.geometry();
+    let mut marked = vec![false; grid.cells.len()];
+    for cells in &geometry.unit_cells {
+        for (k, &a) in cells.iter().enumerate() {
+            for &b in &cells[k + 1..] {
+                if grid.cells[a] != 0 && grid.cells[a] == grid.cells[b] {
+                    (marked[a], marked[b]) = (true, true);
+                }
+            }
+        }
+    }
+    (0..marked.len()).filter(|&c| marked[c]).collect()
+}
+
 /// Checks that `solution` is a complete valid grid of the puzzle's shape
 /// that keeps every clue of `puzzle`.
 pub fn verify(puzzle: &Grid, solution: &Grid) -> Result<(), String> {

@@ -6,6 +6,7 @@
 //! the backend; [`solve_stream`] runs the rounds.
 
 mod intake;
+mod observe;
 mod slots;
 
 use std::cell::RefCell;
@@ -19,6 +20,7 @@ use crate::outcome::{Outcome, Status};
 use crate::puzzle::{Entry, Input, Next};
 use crate::settings::Settings;
 use intake::{Intake, Pending};
+pub use observe::{Observer, Progress};
 use slots::Slots;
 
 /// Solves a stream of puzzles, `settings.batch` at a time, and calls `emit`
@@ -33,11 +35,40 @@ pub fn solve_stream(
     entries: impl Input,
     settings: &Settings,
     backend: &mut dyn Backend,
-    mut emit: impl FnMut(Entry, Outcome) -> Result<()>,
+    emit: impl FnMut(Entry, Outcome) -> Result<()>,
     stop: impl Fn() -> bool,
 ) -> Result<()> {
+    run(entries, settings, backend, emit, stop, None)
+}
+
+/// [`solve_stream`] for one puzzle that `observer` watches round by round.
+pub fn solve_observed(
+    entry: Entry,
+    settings: &Settings,
+    backend: &mut dyn Backend,
+    observer: &mut dyn Observer,
+    stop: impl Fn() -> bool,
+) -> Result<Option<Outcome>> {
+    let mut result = None;
+    let keep = |_, outcome| {
+        result = Some(outcome);
+        Ok(())
+    };
+    let one = Settings { batch: 1, ..settings.clone() };
+    run(std::iter::once(Ok(entry)), &one, backend, keep, stop, Some(observer))?;
+    Ok(result)
+}
+
+fn run<'a>(
+    entries: impl Input,
+    settings: &'a Settings,
+    backend: &'a mut dyn Backend,
+    mut emit: impl FnMut(Entry, Outcome) -> Result<()>,
+    stop: impl Fn() -> bool,
+    observer: Option<&'a mut dyn Observer>,
+) -> Result<()> {
     let mut intake = Intake::new(entries);
-    let mut slots = Slots::new(settings, backend);
+    let mut slots = Slots::new(settings, backend, observer);
     let mut pending = Pending::new();
     let mut emitted = 0u64;
     let mut emit_in_order = |pending: &mut Pending| -> Result<()> {

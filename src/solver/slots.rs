@@ -9,8 +9,9 @@ use rayon::prelude::*;
 
 use super::checked;
 use super::intake::{Intake, Pending, Ready};
+use super::observe::{Observer, Progress};
 use crate::backend::{Backend, Layout, Problem};
-use crate::decode::decode;
+use crate::decode::{cells_of, decode};
 use crate::error::Result;
 use crate::grid::Shape;
 use crate::model::Model;
@@ -57,10 +58,15 @@ pub(super) struct Slots<'a> {
     in_flight: Vec<bool>,
     rung_of_replica: Vec<u32>,
     counts: Vec<u32>,
+    observer: Option<&'a mut dyn Observer>,
 }
 
 impl<'a> Slots<'a> {
-    pub fn new(settings: &'a Settings, backend: &'a mut dyn Backend) -> Slots<'a> {
+    pub fn new(
+        settings: &'a Settings,
+        backend: &'a mut dyn Backend,
+        observer: Option<&'a mut dyn Observer>,
+    ) -> Slots<'a> {
         let shaped = settings.for_shape(Shape::CLASSIC);
         let banks = split(settings.batch, backend.overlaps_host_work());
         Slots {
@@ -74,6 +80,7 @@ impl<'a> Slots<'a> {
             backend,
             rung_of_replica: Vec::new(),
             counts: vec![0; settings.batch],
+            observer,
         }
     }
 
@@ -229,6 +236,9 @@ impl<'a> Slots<'a> {
                 _ => None,
             })
             .collect();
+        if self.observer.is_some() {
+            self.show(range.clone(), &energies)?;
+        }
         let mut solutions = self.backend.spins(&solved)?.into_iter();
         for (verdict, slot) in verdicts.into_iter().zip(range) {
             let status = match verdict {
@@ -257,6 +267,49 @@ impl<'a> Slots<'a> {
                 swap_accepted: per_pair(&active.exchanges, |e| &e.accepted),
             };
             pending.insert(active.sequence, (active.entry, outcome));
+        }
+        Ok(())
+    }
+}
+
+impl Slots<'_> {
+    /// Tells the observer what the round left each puzzle of `range` in.
+    fn show(&mut self, range: Range<usize>, energies: &[i32]) -> Result<()> {
+        let per_slot = self.per_slot();
+        for (slot, energies) in range.zip(energies.chunks(per_slot)) {
+            let Some(active) = &self.slots[slot] else { continue };
+            let observer = self.observer.as_deref_mut().expect("called with an observer");
+            let (best_replica, &best_energy) =
+                energies.iter().enumerate().min_by_key(|&(_, e)| *e).expect("a slot has replicas");
+            let best = match observer.wants_best() {
+                true => {
+                    let spins = self.backend.spins(&[slot * per_slot + best_replica])?;
+                    Some(cells_of(&active.model, &spins[0]))
+                }
+                false => None,
+            };
+            let rung_of_replica = match active.exchanges.is_empty() {
+                // One-rung ladders exchange nothing: every replica stays on rung 0.
+                true => vec![0; per_slot],
+                false => active.exchanges.iter().flat_map(|e| e.rung_of_replica.iter().copied()).collect(),
+            };
+            let attempts = per_pair(&active.exchanges, |e| &e.attempts);
+            let accepted = per_pair(&active.exchanges, |e| &e.accepted);
+            observer.round(Progress {
+                entry: &active.entry,
+                sweeps: active.sweeps as u64,
+                attempts: active.sweeps as u64 * per_slot as u64 * active.model.len() as u64,
+                seconds: active.started.elapsed().as_secs_f64(),
+                energies,
+                rung_of_replica,
+                swap_acceptance: accepted
+                    .iter()
+                    .zip(&attempts)
+                    .map(|(&a, &n)| (n > 0).then(|| a as f64 / n as f64))
+                    .collect(),
+                best_energy,
+                best,
+            });
         }
         Ok(())
     }

@@ -1,0 +1,37 @@
+//! A window on a run while it anneals, for whoever watches (the live page):
+//! after every round, each annealing puzzle's energies, ladder state and
+//! work so far, and on request the grid of its lowest-energy replica. A
+//! run without an observer pays one branch per round.
+
+use crate::grid::Grid;
+use crate::puzzle::Entry;
+
+/// What a round left one annealing puzzle in.
+pub struct Progress<'a> {
+    pub entry: &'a Entry,
+    /// Sweeps run per replica so far.
+    pub sweeps: u64,
+    /// Spin-update attempts so far, over all the puzzle's replicas.
+    pub attempts: u64,
+    /// Since the puzzle was loaded (its preparation included).
+    pub seconds: f64,
+    /// Each replica's energy in the plain model (0: solved), ladder after ladder.
+    pub energies: &'a [i32],
+    /// The rung each replica stands on (0: the coldest), in the same order.
+    pub rung_of_replica: Vec<u32>,
+    /// Accepted over proposed exchanges of each adjacent pair of rungs,
+    /// coldest pair first, over the puzzle's ladders; `None` where none was proposed.
+    pub swap_acceptance: Vec<Option<f64>>,
+    /// The lowest-energy replica: its energy, and (when the observer asked
+    /// for it) its grid, with 0 in a cell that holds no digit or several.
+    pub best_energy: i32,
+    pub best: Option<Grid>,
+}
+
+pub trait Observer {
+    /// Whether the next round's progress should carry the best replica's
+    /// grid (a readback from the device).
+    fn wants_best(&self) -> bool;
+
+    fn round(&mut self, progress: Progress<'_>);
+}
