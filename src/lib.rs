@@ -28,6 +28,7 @@ pub mod puzzle;
 pub mod reduce;
 pub mod report;
 pub mod rng;
+pub mod serve;
 pub mod settings;
 pub mod solver;
 pub mod tempering;

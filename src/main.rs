@@ -55,6 +55,16 @@ enum Command {
     Export(ExportArgs),
     /// List the GPU adapters wgpu finds and the one `--backend auto` picks.
     Devices,
+    /// Serve a local web page that anneals a puzzle live: the ladder's
+    /// energies, the best replica's grid, the final record.
+    Serve(ServeArgs),
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Where to listen: the loopback address unless you ask for another.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    addr: std::net::SocketAddr,
 }
 
 #[derive(clap::Args)]
@@ -251,6 +261,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => run_bench(args),
         Command::Export(args) => run_export(args),
         Command::Devices => run_devices(),
+        Command::Serve(args) => {
+            let ready = |addr| eprintln!("sudoku-anneal: serving http://{addr}/ (Ctrl-C stops)");
+            sudoku_anneal::serve::serve(args.addr, ready).with_context(|| format!("cannot serve on {}", args.addr))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

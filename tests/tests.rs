@@ -1,11 +1,13 @@
 //! Integration tests, one file per topic (ripgrep's layout).
 
 mod bitsliced;
+mod browser;
 mod cells;
 mod cli;
 mod cpu_vs_gpu;
 mod faults;
 mod fuzz;
 mod model;
+mod serve;
 mod tempering;
 mod util;

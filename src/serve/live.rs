@@ -1,0 +1,165 @@
+//! One puzzle annealed for the page: the settings it asked for, frames of
+//! the ladder a few times a second, and the final record.
+
+use std::time::{Duration, Instant};
+
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc::Sender;
+
+use crate::backend::kind::BackendChoice;
+use crate::decode::conflicts;
+use crate::dynamics::{Moves, WeightRule};
+use crate::grid::Variant;
+use crate::puzzle::PuzzleReader;
+use crate::reduce::Reduce;
+use crate::report::{record, Format};
+use crate::settings::{Overrides, Settings};
+use crate::solver::{solve_observed, Observer, Progress};
+
+/// What the page asks for: the puzzle line and the main settings, by their
+/// command-line names; unset ones take the backend's defaults.
+#[derive(Debug, Default, Deserialize)]
+pub struct LiveRequest {
+    pub puzzle: String,
+    pub variant: Option<String>,
+    pub backend: Option<String>,
+    pub moves: Option<String>,
+    pub weights: Option<String>,
+    pub reduce: Option<String>,
+    pub replicas: Option<usize>,
+    pub ladders: Option<usize>,
+    pub seed: Option<u64>,
+    pub max_sweeps: Option<u32>,
+    pub timeout: Option<f64>,
+}
+
+/// Frames at most this often: a few per second are enough to watch.
+const FRAME_EVERY: Duration = Duration::from_millis(200);
+/// Lines in the energy chart at most: rungs, or groups of chains.
+const MAX_SERIES: usize = 16;
+
+/// One frame of the live view.
+#[derive(Serialize)]
+struct Frame {
+    sweeps: u64,
+    attempts: u64,
+    seconds: f64,
+    attempts_per_second: f64,
+    /// The lowest energy on each rung (coldest first), or, on one-rung
+    /// ladders, of each group of chains.
+    series: Vec<i32>,
+    series_are_rungs: bool,
+    swap_acceptance: Vec<Option<f64>>,
+    best_energy: i32,
+    /// The lowest-energy replica's grid ('.' where a cell holds no digit
+    /// or several) and its cells that share a digit with a unit peer.
+    best: Option<String>,
+    conflicts: Vec<usize>,
+}
+
+#[derive(Serialize)]
+struct Failure {
+    error: String,
+}
+
+/// An event of the stream, as its text on the wire.
+fn event(name: &str, data: &impl Serialize) -> String {
+    let json = serde_json::to_string(data).expect("events always serialize");
+    format!("event: {name}\ndata: {json}\n\n")
+}
+
+struct Frames<'a> {
+    sender: &'a Sender<String>,
+    next: Instant,
+}
+
+impl Observer for Frames<'_> {
+    fn wants_best(&self) -> bool {
+        Instant::now() >= self.next
+    }
+
+    fn round(&mut self, progress: Progress<'_>) {
+        if Instant::now() < self.next {
+            return;
+        }
+        self.next = Instant::now() + FRAME_EVERY;
+        let rungs = progress.rung_of_replica.iter().max().map_or(1, |&r| r as usize + 1);
+        let series = match rungs {
+            1 => {
+                let per = progress.energies.len().div_ceil(MAX_SERIES);
+                progress.energies.chunks(per).map(|group| *group.iter().min().expect("not empty")).collect()
+            }
+            _ => (0..rungs as u32)
+                .map(|rung| {
+                    let on_rung = progress.energies.iter().zip(&progress.rung_of_replica).filter(|&(_, &r)| r == rung);
+                    on_rung.map(|(&e, _)| e).min().unwrap_or(0)
+                })
+                .collect(),
+        };
+        let frame = Frame {
+            sweeps: progress.sweeps,
+            attempts: progress.attempts,
+            seconds: progress.seconds,
+            attempts_per_second: progress.attempts as f64 / progress.seconds.max(1e-9),
+            series,
+            series_are_rungs: rungs > 1,
+            swap_acceptance: progress.swap_acceptance,
+            best_energy: progress.best_energy,
+            conflicts: progress.best.as_ref().map(conflicts).unwrap_or_default(),
+            best: progress.best.map(|grid| grid.to_string()),
+        };
+        // A slow page misses frames rather than slowing the run.
+        drop(self.sender.try_send(event("frame", &frame)));
+    }
+}
+
+/// Anneals the request's puzzle, sending frames and then `done` (the
+/// record) or `error`; stops early when the receiver is gone.
+pub fn run(request: LiveRequest, sender: &Sender<String>) {
+    let result = anneal(request, sender);
+    let last = match result {
+        Ok(Some(done)) => done,
+        Ok(None) => return,
+        Err(error) => event("error", &Failure { error }),
+    };
+    drop(sender.blocking_send(last));
+}
+
+fn choice<T: ValueEnum>(value: &Option<String>, what: &str) -> Result<Option<T>, String> {
+    value
+        .as_deref()
+        .filter(|v| !v.is_empty() && *v != "default")
+        .map_or(Ok(None), |v| T::from_str(v, true).map(Some).map_err(|_| format!("unknown {what} {v:?}")))
+}
+
+fn anneal(request: LiveRequest, sender: &Sender<String>) -> Result<Option<String>, String> {
+    let variant: Variant = choice(&request.variant, "variant")?.unwrap_or_default();
+    let backend_choice: BackendChoice = choice(&request.backend, "backend")?.unwrap_or(BackendChoice::Auto);
+    let overrides = Overrides {
+        replicas: request.replicas,
+        ladders: request.ladders,
+        max_sweeps: request.max_sweeps,
+        timeout: request.timeout,
+        seed: request.seed,
+        variant: Some(variant),
+        moves: choice::<Moves>(&request.moves, "move set")?,
+        weights: choice::<WeightRule>(&request.weights, "weight rule")?,
+        reduce: choice::<Reduce>(&request.reduce, "reduction")?,
+        ..Overrides::default()
+    };
+    let entry = PuzzleReader::new(request.puzzle.as_bytes(), variant)
+        .next()
+        .ok_or("no puzzle: paste or type one")?
+        .map_err(|e| e.to_string())?;
+    let (kind, mut backend) = backend_choice.build().map_err(|e| e.to_string())?;
+    let settings = Settings::resolve(kind, &overrides).map_err(|e| e.to_string())?;
+    let settings = Settings { batch: 1, ..settings };
+    let mut frames = Frames { sender, next: Instant::now() };
+    let stop = || sender.is_closed();
+    let outcome =
+        solve_observed(entry.clone(), &settings, backend.as_mut(), &mut frames, stop).map_err(|e| e.to_string())?;
+    // The record is one line of JSON already: the event's data as it is.
+    Ok(outcome
+        .map(|outcome| format!("event: done\ndata: {}\n\n", record(Format::Jsonl, &entry, &outcome, kind.name()))))
+}

@@ -1,0 +1,132 @@
+//! `sudoku-anneal serve`: a local web page that anneals one puzzle live.
+//!
+//! The page (`page.html`, embedded: it works offline) asks
+//! `GET /api/solve?puzzle=…&backend=…` and reads the answer as server-sent
+//! events: `frame` a few times a second while the puzzle anneals, then
+//! `done` with the record `solve --format jsonl` would print, or `error`.
+//! A client that goes away stops its run. axum on tokio serves it: a
+//! small, well-kept HTTP stack whose streaming bodies and limits need no
+//! code of ours; the annealing itself runs on threads of its own.
+
+mod live;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Serialize;
+use tokio::sync::{mpsc, Semaphore};
+
+use crate::backend::gpu::{list_adapters, AdapterChoice};
+use crate::error::{Error, Result};
+use crate::BackendKind;
+pub use live::LiveRequest;
+
+/// Runs at once; a request beyond them is answered "busy".
+pub const MAX_RUNS: usize = 2;
+/// The longest query string accepted (a 25×25 puzzle and every setting fit).
+const MAX_QUERY: usize = 4096;
+
+#[derive(Clone)]
+struct Shared {
+    runs: Arc<Semaphore>,
+}
+
+/// Serves the page on `addr` until the process ends; `ready` gets the
+/// address bound (port 0 picks a free one).
+pub fn serve(addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .map_err(|e| Error::Io(std::io::Error::other(format!("cannot start the server's runtime: {e}"))))?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(Error::Io)?;
+        ready(listener.local_addr().map_err(Error::Io)?);
+        let shared = Shared { runs: Arc::new(Semaphore::new(MAX_RUNS)) };
+        let app = Router::new()
+            .route("/", get(|| async { Html(include_str!("page.html")) }))
+            .route("/api/backends", get(backends))
+            .route("/api/solve", get(solve))
+            .with_state(shared);
+        axum::serve(listener, app).await.map_err(Error::Io)
+    })
+}
+
+/// A JSON error with its status: what the page shows.
+fn refuse(status: StatusCode, message: impl Into<String>) -> Response {
+    #[derive(Serialize)]
+    struct Refusal {
+        error: String,
+    }
+    (status, Json(Refusal { error: message.into() })).into_response()
+}
+
+#[derive(Serialize)]
+struct BackendInfo {
+    name: &'static str,
+    about: &'static str,
+    gpu: bool,
+}
+
+#[derive(Serialize)]
+struct Backends {
+    backends: Vec<BackendInfo>,
+    /// GPU adapters, as `devices` lists them, and the one `auto` would pick.
+    adapters: Vec<String>,
+    auto: Option<usize>,
+}
+
+async fn backends() -> Json<Backends> {
+    let (adapters, auto) = tokio::task::spawn_blocking(|| list_adapters(AdapterChoice::Hardware))
+        .await
+        .unwrap_or_else(|_| (Vec::new(), None));
+    Json(Backends {
+        backends: BackendKind::ALL
+            .iter()
+            .map(|&kind| BackendInfo { name: kind.name(), about: kind.about(), gpu: kind.is_gpu() })
+            .collect(),
+        adapters: adapters.iter().map(|a| format!("{} ({}, {})", a.name, a.backend, a.device_type)).collect(),
+        auto,
+    })
+}
+
+async fn solve(
+    State(shared): State<Shared>,
+    uri: axum::http::Uri,
+    query: std::result::Result<Query<LiveRequest>, QueryRejection>,
+) -> Response {
+    if uri.query().map_or(0, str::len) > MAX_QUERY {
+        return refuse(StatusCode::URI_TOO_LONG, format!("the request is longer than {MAX_QUERY} bytes"));
+    }
+    let request = match query {
+        Ok(Query(request)) => request,
+        Err(rejection) => return refuse(StatusCode::BAD_REQUEST, format!("bad request: {}", rejection.body_text())),
+    };
+    let Ok(permit) = shared.runs.clone().try_acquire_owned() else {
+        return refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("busy: {MAX_RUNS} runs are going on; try again when one ends"),
+        );
+    };
+    let (sender, receiver) = mpsc::channel(16);
+    // A thread of its own: the run blocks (CPU sweeps, device waits), and it
+    // ends when the client goes away, since the events' receiver goes with it.
+    std::thread::spawn(move || {
+        live::run(request, &sender);
+        drop(permit);
+    });
+    let events = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        receiver.recv().await.map(|event: String| (Ok::<_, std::convert::Infallible>(event), receiver))
+    });
+    Response::builder()
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(Body::from_stream(events))
+        .expect("the response's headers are valid")
+}

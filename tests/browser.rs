@@ -1,0 +1,216 @@
+//! The live page in a real browser: Chromium driven through WebDriver
+//! (chromedriver), as a person would use it. Skipped where chromedriver is
+//! missing, unless REQUIRE_BROWSER is set (CI sets it and installs both).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::serve::{Server, ENDLESS};
+use crate::util::{exact_solve, grid, INKALA};
+
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// A WebDriver session in headless Chromium, ended on drop.
+struct Browser {
+    driver: Child,
+    port: u16,
+    session: String,
+}
+
+impl Browser {
+    fn start() -> Option<Browser> {
+        if !std::path::Path::new(CHROMEDRIVER).exists() {
+            assert!(
+                std::env::var_os("REQUIRE_BROWSER").is_none(),
+                "REQUIRE_BROWSER is set and {CHROMEDRIVER} is missing"
+            );
+            return None;
+        }
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let driver = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut browser = Browser { driver, port, session: String::new() };
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(20), "chromedriver did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // No background networking: this machine's network is closed.
+        let args = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1200,760",
+        ];
+        let capabilities = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {"args": args}}}});
+        let session = browser.call("POST", "/session", Some(capabilities));
+        browser.session = session["sessionId"].as_str().expect("a session").to_string();
+        Some(browser)
+    }
+
+    /// One WebDriver command; its `value`.
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut length = None;
+        loop {
+            let mut header = String::new();
+            reader.read_line(&mut header).unwrap();
+            if header.trim().is_empty() {
+                break;
+            }
+            if let Some((name, value)) = header.split_once(':') {
+                if name.eq_ignore_ascii_case("content-length") {
+                    length = value.trim().parse().ok();
+                }
+            }
+        }
+        let mut text = Vec::new();
+        match length {
+            Some(n) => {
+                text.resize(n, 0);
+                reader.read_exact(&mut text).unwrap();
+            }
+            None => drop(reader.read_to_end(&mut text)),
+        }
+        let answer: Value = serde_json::from_slice(&text).unwrap();
+        assert!(answer["value"].get("error").is_none(), "{method} {path}: {answer}");
+        answer["value"].clone()
+    }
+
+    fn session(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        self.call(method, &format!("/session/{}{path}", self.session), body)
+    }
+
+    fn open(&self, url: &str) {
+        self.session("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    fn script(&self, script: &str) -> Value {
+        self.session("POST", "/execute/sync", Some(json!({ "script": script, "args": [] })))
+    }
+
+    fn element(&self, css: &str) -> String {
+        let found = self.session("POST", "/element", Some(json!({"using": "css selector", "value": css})));
+        found.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).expect("an element").to_string()
+    }
+
+    fn click(&self, css: &str) {
+        let id = self.element(css);
+        self.session("POST", &format!("/element/{id}/click"), Some(json!({})));
+    }
+
+    fn type_into(&self, css: &str, text: &str) {
+        let id = self.element(css);
+        self.session("POST", &format!("/element/{id}/clear"), Some(json!({})));
+        self.session("POST", &format!("/element/{id}/value"), Some(json!({ "text": text })));
+    }
+
+    /// Waits until `script` returns something truthy; returns it.
+    fn until(&self, script: &str, what: &str) -> Value {
+        let started = Instant::now();
+        loop {
+            let value = self.script(script);
+            if !(value.is_null() || value == false || value == "") {
+                return value;
+            }
+            assert!(started.elapsed() < Duration::from_secs(60), "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn screenshot(&self, path: &std::path::Path) {
+        let png = base64(self.session("GET", "/screenshot", None).as_str().unwrap());
+        std::fs::write(path, png).unwrap();
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if !self.session.is_empty() {
+            self.call("DELETE", &format!("/session/{}", self.session), None);
+        }
+        drop(self.driver.kill());
+        drop(self.driver.wait());
+    }
+}
+
+fn base64(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    let digits: Vec<u8> = text.bytes().filter(|&c| c != b'=' && !c.is_ascii_whitespace()).map(value).collect();
+    let mut bytes = Vec::with_capacity(digits.len() * 3 / 4);
+    for quad in digits.chunks(4) {
+        let n = quad.iter().enumerate().fold(0u32, |n, (i, &d)| n | u32::from(d) << (18 - 6 * i));
+        bytes.extend_from_slice(&n.to_be_bytes()[1..quad.len()]);
+    }
+    bytes
+}
+
+/// The page's message line, as a script expression.
+const MESSAGE: &str = "document.getElementById('message').textContent";
+
+#[test]
+fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
+    let Some(browser) = Browser::start() else { return };
+    let server = Server::start();
+    browser.open(&format!("http://{}/", server.addr));
+    browser.until("return document.getElementById('backend').options.length > 1", "the backend list");
+
+    // Paste Inkala's puzzle, pick the CPU reference, press Solve.
+    browser.type_into("#line", INKALA);
+    browser.script("document.getElementById('backend').value = 'cpu'");
+    browser.click("#solve");
+    let said = browser.until(&format!("return {MESSAGE}.startsWith('solved') && {MESSAGE}"), "solved");
+    assert!(said.as_str().unwrap().starts_with("solved and verified"), "{said}");
+    let shown = browser.script("return lineFromGrid()");
+    assert_eq!(shown, exact_solve(&grid(INKALA)).unwrap().to_string().as_str());
+
+    // Conflicting clues: the page says why.
+    browser.type_into("#line", &format!("11{}", ".".repeat(79)));
+    browser.click("#solve");
+    let said = browser.until(&format!("return {MESSAGE}.startsWith('invalid') && {MESSAGE}"), "the error");
+    assert!(said.as_str().unwrap().contains("digit 1 twice in row 1"), "{said}");
+
+    // Consistent clues without a solution, annealed on a ladder of single
+    // spins without propagation: it runs until stopped.
+    browser.type_into("#line", ENDLESS);
+    browser.script(
+        "for (const [id, value] of [['moves', 'spin'], ['weights', 'fixed'], ['reduce', 'clues']]) \
+         document.getElementById(id).value = value;",
+    );
+    browser.click("#solve");
+    browser.until("return history.length >= 8", "frames of the ladder");
+    if let Some(path) = std::env::var_os("SUDOKU_ANNEAL_SCREENSHOT") {
+        browser.screenshot(std::path::Path::new(&path));
+    }
+    browser.click("#stop");
+    browser.until(&format!("return {MESSAGE} === 'stopped'"), "the stop");
+    assert_eq!(browser.script("return document.getElementById('solve').disabled"), false);
+}
