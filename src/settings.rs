@@ -159,10 +159,7 @@ impl Settings {
         };
         settings.validate()?;
         if !kind.runs(settings.dynamics()) {
-            return Err(Error::Settings(format!(
-                "the {} backend runs single-spin moves on the plain model only (--moves spin --weights fixed)",
-                kind.name()
-            )));
+            return Err(Error::Settings(format!("the {} backend runs {}", kind.name(), kind.dynamics_it_runs())));
         }
         Ok(settings)
     }

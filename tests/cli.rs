@@ -157,6 +157,15 @@ fn missing_file_and_bad_settings_exit_2() {
         assert_eq!(out.status.code(), Some(2), "--timeout {timeout}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("--timeout must be a number of seconds from 0"));
     }
+    // Each backend says what it runs when asked for something else.
+    for (backend, moves, says) in [
+        ("cpu-lanes", "spin", "the cpu-lanes backend runs cell moves only (--moves cell)"),
+        ("cpu-bits", "cell", "the cpu-bits backend runs single-spin moves on the plain model only"),
+    ] {
+        let out = run(&["solve", "--backend", backend, "--moves", moves, EASY], "");
+        assert_eq!(out.status.code(), Some(2), "{backend} {moves}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(says), "{}", String::from_utf8_lossy(&out.stderr));
+    }
     let out = run(&["solve", "--replicas", "100000", "--ladders", "100000", "--batch", "1", EASY], "");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("is 10000000000; at most 4194303 replicas run at once"), "{stderr}");

@@ -142,6 +142,17 @@ impl BackendKind {
         }
     }
 
+    /// What it runs, for the error when asked for something else.
+    pub fn dynamics_it_runs(self) -> &'static str {
+        match self {
+            BackendKind::Cpu | BackendKind::Gpu => "every move set and weight rule",
+            BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => {
+                "single-spin moves on the plain model only (--moves spin --weights fixed)"
+            }
+            BackendKind::CpuLanes => "cell moves only (--moves cell)",
+        }
+    }
+
     pub fn is_gpu(self) -> bool {
         matches!(self, BackendKind::Gpu | BackendKind::GpuBits)
     }
