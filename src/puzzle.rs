@@ -399,11 +399,19 @@ pub fn count_puzzles(inputs: &[String]) -> Option<u64> {
         if arg == "-" {
             return None;
         }
-        for line in open_input(arg).ok()?.split(b'\n') {
-            let line = line.ok()?;
-            let line = line.trim_ascii();
-            total += u64::from(!line.is_empty() && !line.starts_with(b"#"));
-        }
+        total += count_lines(open_input(arg).ok()?)?;
+    }
+    Some(total)
+}
+
+/// The lines of `input` that hold a puzzle (or an invalid one): neither
+/// blank nor a comment; `None` when it cannot be read.
+pub fn count_lines(input: impl BufRead) -> Option<u64> {
+    let mut total = 0;
+    for line in input.split(b'\n') {
+        let line = line.ok()?;
+        let line = line.trim_ascii();
+        total += u64::from(!line.is_empty() && !line.starts_with(b"#"));
     }
     Some(total)
 }

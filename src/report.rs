@@ -68,7 +68,7 @@ pub fn record(format: Format, entry: &Entry, outcome: &Outcome, backend: &str) -
 }
 
 /// Totals over a run.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Summary {
     pub puzzles: u64,
     pub solved: u64,

@@ -5,6 +5,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -16,6 +17,9 @@ const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 /// A WebDriver session in headless Chromium, ended on drop.
 struct Browser {
+    /// One browser at a time: chromedriver's port is picked free and then
+    /// bound by another process, which two tests at once could race for.
+    _turn: MutexGuard<'static, ()>,
     driver: Child,
     port: u16,
     session: String,
@@ -30,6 +34,8 @@ impl Browser {
             );
             return None;
         }
+        static TURN: Mutex<()> = Mutex::new(());
+        let turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let driver = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))
@@ -37,7 +43,7 @@ impl Browser {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let mut browser = Browser { driver, port, session: String::new() };
+        let mut browser = Browser { _turn: turn, driver, port, session: String::new() };
         let started = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(started.elapsed() < Duration::from_secs(20), "chromedriver did not start");
@@ -54,7 +60,7 @@ impl Browser {
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
-            "--window-size=1200,760",
+            "--window-size=1280,1000",
         ];
         let capabilities = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {"args": args}}}});
         let session = browser.call("POST", "/session", Some(capabilities));
@@ -127,6 +133,12 @@ impl Browser {
         self.session("POST", &format!("/element/{id}/value"), Some(json!({ "text": text })));
     }
 
+    /// Chooses `path` in a file input, as a person picking it would.
+    fn choose_file(&self, css: &str, path: &std::path::Path) {
+        let id = self.element(css);
+        self.session("POST", &format!("/element/{id}/value"), Some(json!({ "text": path.to_str().unwrap() })));
+    }
+
     /// Waits until `script` returns something truthy; returns it.
     fn until(&self, script: &str, what: &str) -> Value {
         let started = Instant::now();
@@ -176,12 +188,18 @@ fn base64(text: &str) -> Vec<u8> {
 /// The page's message line, as a script expression.
 const MESSAGE: &str = "document.getElementById('message').textContent";
 
-#[test]
-fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
-    let Some(browser) = Browser::start() else { return };
+/// A browser on the page of a fresh server, its backend list loaded.
+fn open_page() -> Option<(Browser, Server)> {
+    let browser = Browser::start()?;
     let server = Server::start();
     browser.open(&format!("http://{}/", server.addr));
     browser.until("return document.getElementById('backend').options.length > 1", "the backend list");
+    Some((browser, server))
+}
+
+#[test]
+fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
+    let Some((browser, _server)) = open_page() else { return };
 
     // Paste Inkala's puzzle, pick the CPU reference, press Solve.
     browser.type_into("#line", INKALA);
@@ -198,19 +216,65 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     let said = browser.until(&format!("return {MESSAGE}.startsWith('invalid') && {MESSAGE}"), "the error");
     assert!(said.as_str().unwrap().contains("digit 1 twice in row 1"), "{said}");
 
+    // The same puzzle and seed on two backends at once, one verdict.
+    let (first, second) = match crate::cpu_vs_gpu::gpu() {
+        Some(_) => ("cpu-lanes", "gpu"),
+        None => ("cpu-lanes", "cpu"),
+    };
+    browser.type_into("#line", INKALA);
+    browser.script(&format!(
+        "document.getElementById('backend').value = '{first}'; document.getElementById('versus').value = '{second}';"
+    ));
+    browser.click("#solve");
+    browser.until(&format!("return {MESSAGE} === 'solved and verified on both'"), "both solved");
+    let verdict = browser.script("return document.getElementById('verdict').textContent");
+    let verdict = verdict.as_str().unwrap();
+    for name in [first, second] {
+        assert!(verdict.contains(&format!("{name}: solved, ")), "{verdict}");
+    }
+    assert!(verdict.contains("less time") && verdict.contains("less work"), "{verdict}");
+    let panels = browser.script("return panels.map(p => p.record.solution)");
+    let expected = exact_solve(&grid(INKALA)).unwrap().to_string();
+    assert_eq!(panels, json!([expected, expected]));
+
     // Consistent clues without a solution, annealed on a ladder of single
-    // spins without propagation: it runs until stopped.
+    // spins without propagation, on the reference beside the other: it runs
+    // until stopped.
     browser.type_into("#line", ENDLESS);
     browser.script(
-        "for (const [id, value] of [['moves', 'spin'], ['weights', 'fixed'], ['reduce', 'clues']]) \
+        "for (const [id, value] of [['backend', 'cpu'], ['moves', 'spin'], ['weights', 'fixed'], ['reduce', 'clues']]) \
          document.getElementById(id).value = value;",
     );
     browser.click("#solve");
-    browser.until("return history.length >= 8", "frames of the ladder");
+    browser.until("return panels.every(p => p.history.length >= 8)", "frames of both ladders");
     if let Some(path) = std::env::var_os("SUDOKU_ANNEAL_SCREENSHOT") {
         browser.screenshot(std::path::Path::new(&path));
     }
     browser.click("#stop");
     browser.until(&format!("return {MESSAGE} === 'stopped'"), "the stop");
     assert_eq!(browser.script("return document.getElementById('solve').disabled"), false);
+}
+
+#[test]
+fn the_page_solves_an_uploaded_file_and_offers_its_records() {
+    let Some((browser, _server)) = open_page() else { return };
+    let path = std::env::temp_dir().join(format!("sudoku-anneal-upload-{}.txt", std::process::id()));
+    std::fs::write(&path, format!("{}not a puzzle\n", include_str!("../examples/hard.txt"))).unwrap();
+    browser.script("document.getElementById('backend').value = 'cpu-lanes'");
+    browser.choose_file("#file", &path);
+    browser.click("#solve-file");
+    let counts = browser.until(
+        "const t = document.getElementById('counts').textContent; return t.includes('done') && t",
+        "the collection solved",
+    );
+    std::fs::remove_file(&path).unwrap();
+    assert!(counts.as_str().unwrap().starts_with("6 / 6 puzzles · 5 solved, 0 unsolved, 1 invalid"), "{counts}");
+    let records: Vec<Value> =
+        serde_json::from_value(browser.script("return collection.records.map(line => JSON.parse(line))")).unwrap();
+    for (record, puzzle) in records.iter().zip(include_str!("../examples/hard.txt").lines().skip(3)) {
+        assert_eq!(record["solution"], exact_solve(&grid(&puzzle[..81])).unwrap().to_string().as_str());
+    }
+    assert_eq!(records[5]["status"], "invalid");
+    assert_eq!(browser.script("return document.getElementById('download').disabled"), false);
+    assert_eq!(browser.script("return document.getElementById('progress').value"), 1.0);
 }

@@ -8,6 +8,9 @@ use std::time::{Duration, Instant};
 
 use crate::util::{exact_solve, grid, INKALA};
 
+/// Five hard puzzles after three comment lines, each with a comment of its own.
+const HARD: &str = include_str!("../examples/hard.txt");
+
 /// Consistent clues without a solution: without propagation it anneals until stopped.
 pub const ENDLESS: &str = "001300209005009001070060043006002087190007400050083000600000105003508690042910300";
 
@@ -38,16 +41,27 @@ impl Drop for Server {
     }
 }
 
-/// A GET whose answer is read as it comes: status, then the body's events.
-struct Get {
+/// An answer read as it comes: status, then the body's events.
+struct Answer {
     status: u16,
     reader: BufReader<TcpStream>,
 }
 
-fn get(server: &Server, path_and_query: &str) -> Get {
+fn get(server: &Server, path_and_query: &str) -> Answer {
+    request(server, "GET", path_and_query, "", &[])
+}
+
+/// Sends a request with `headers` (each line ending in CRLF) and `body`.
+fn request(server: &Server, method: &str, path_and_query: &str, headers: &str, body: &[u8]) -> Answer {
     let mut stream = TcpStream::connect(&server.addr).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    write!(stream, "GET {path_and_query} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", server.addr).unwrap();
+    write!(stream, "{method} {path_and_query} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n{headers}\r\n", server.addr)
+        .unwrap();
+    stream.write_all(body).unwrap();
+    read_answer(stream)
+}
+
+fn read_answer(stream: TcpStream) -> Answer {
     let mut reader = BufReader::new(stream);
     let mut status = String::new();
     reader.read_line(&mut status).unwrap();
@@ -61,13 +75,18 @@ fn get(server: &Server, path_and_query: &str) -> Get {
             break;
         }
     }
-    Get { status, reader }
+    Answer { status, reader }
 }
 
-impl Get {
+impl Answer {
     /// The next event's name and data, `None` at the end of the stream.
     fn event(&mut self) -> Option<(String, serde_json::Value)> {
-        let (mut name, mut data) = (None, None);
+        self.event_lines().map(|(name, mut data)| (name, data.swap_remove(0)))
+    }
+
+    /// The next event's name and each of its data lines.
+    fn event_lines(&mut self) -> Option<(String, Vec<serde_json::Value>)> {
+        let (mut name, mut data) = (None, Vec::new());
         loop {
             let mut line = String::new();
             if self.reader.read_line(&mut line).ok()? == 0 {
@@ -76,10 +95,9 @@ impl Get {
             if let Some(rest) = line.strip_prefix("event: ") {
                 name = Some(rest.trim().to_string());
             } else if let Some(rest) = line.strip_prefix("data: ") {
-                data = Some(serde_json::from_str::<serde_json::Value>(rest.trim()).unwrap());
-            }
-            if let (Some(name), Some(data)) = (&name, &data) {
-                return Some((name.clone(), data.clone()));
+                data.push(serde_json::from_str::<serde_json::Value>(rest.trim()).unwrap());
+            } else if line.trim().is_empty() && !data.is_empty() {
+                return Some((name?, data));
             }
         }
     }
@@ -170,4 +188,62 @@ fn runs_are_bounded_and_a_client_that_leaves_stops_its_run() {
         assert!(started.elapsed() < Duration::from_secs(5), "the run of a client that left still holds its place");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn a_collection_comes_back_record_by_record_in_order() {
+    let server = Server::start();
+    let puzzles: Vec<&str> = HARD.lines().filter(|l| !l.starts_with('#')).map(|l| &l[..81]).collect();
+    let file = format!("{HARD}not a puzzle\n");
+    let length = format!("Content-Length: {}\r\n", file.len());
+    let mut answer =
+        request(&server, "POST", "/api/collection?backend=cpu-lanes&seed=1&file=set.txt", &length, file.as_bytes());
+    assert_eq!(answer.status, 200);
+    let (name, start) = answer.event().unwrap();
+    assert_eq!((name.as_str(), &start["puzzles"]), ("start", &serde_json::json!(puzzles.len() + 1)));
+    let mut records = Vec::new();
+    let summary = loop {
+        match answer.event_lines().expect("the stream ends with done") {
+            (name, lines) if name == "records" => records.extend(lines),
+            (name, mut lines) if name == "done" => break lines.remove(0),
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(records.len(), puzzles.len() + 1);
+    for (index, (record, puzzle)) in records.iter().zip(&puzzles).enumerate() {
+        assert_eq!(
+            (&record["index"], &record["file"], &record["line"]),
+            (&index.into(), &"set.txt".into(), &(index + 4).into())
+        );
+        assert_eq!(record["solution"], exact_solve(&grid(puzzle)).unwrap().to_string().as_str(), "{record}");
+    }
+    assert_eq!(records[puzzles.len()]["status"], "invalid");
+    assert_eq!((&summary["solved"], &summary["invalid"]), (&puzzles.len().into(), &1.into()), "{summary}");
+}
+
+#[test]
+fn uploads_beyond_the_limit_are_refused() {
+    let server = Server::start();
+    // Declared too large: refused before a byte of it is read.
+    let too_long = format!("Content-Length: {}\r\n", sudoku_anneal::serve::MAX_UPLOAD + 1);
+    let answer = request(&server, "POST", "/api/collection", &too_long, b"");
+    assert_eq!(answer.status, 413);
+    assert!(answer.body().contains("larger than 64 MiB"));
+    // Undeclared (chunked): refused once the limit is passed.
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    write!(stream, "POST /api/collection HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n").unwrap();
+    let chunk = vec![b'.'; 1 << 20];
+    for _ in 0..=(sudoku_anneal::serve::MAX_UPLOAD >> 20) {
+        // The server may stop reading once it has refused.
+        if write!(stream, "{:x}\r\n", chunk.len())
+            .and_then(|()| stream.write_all(&chunk))
+            .and_then(|()| stream.write_all(b"\r\n"))
+            .is_err()
+        {
+            break;
+        }
+    }
+    let answer = read_answer(stream);
+    assert_eq!(answer.status, 413);
 }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc::Sender;
 
 use crate::backend::kind::BackendChoice;
+use crate::backend::Backend;
 use crate::decode::conflicts;
 use crate::dynamics::{Moves, WeightRule};
 use crate::grid::Variant;
@@ -16,12 +17,17 @@ use crate::reduce::Reduce;
 use crate::report::{record, Format};
 use crate::settings::{Overrides, Settings};
 use crate::solver::{solve_observed, Observer, Progress};
+use crate::BackendKind;
 
 /// What the page asks for: the puzzle line and the main settings, by their
 /// command-line names; unset ones take the backend's defaults.
 #[derive(Debug, Default, Deserialize)]
 pub struct LiveRequest {
+    /// The puzzle line (a collection's lines come in the request's body).
+    #[serde(default)]
     pub puzzle: String,
+    /// A collection's file name, for its records.
+    pub file: Option<String>,
     pub variant: Option<String>,
     pub backend: Option<String>,
     pub moves: Option<String>,
@@ -64,7 +70,7 @@ struct Failure {
 }
 
 /// An event of the stream, as its text on the wire.
-fn event(name: &str, data: &impl Serialize) -> String {
+pub(super) fn event(name: &str, data: &impl Serialize) -> String {
     let json = serde_json::to_string(data).expect("events always serialize");
     format!("event: {name}\ndata: {json}\n\n")
 }
@@ -133,7 +139,17 @@ fn choice<T: ValueEnum>(value: &Option<String>, what: &str) -> Result<Option<T>,
         .map_or(Ok(None), |v| T::from_str(v, true).map(Some).map_err(|_| format!("unknown {what} {v:?}")))
 }
 
-fn anneal(request: LiveRequest, sender: &Sender<String>) -> Result<Option<String>, String> {
+/// What a request resolves to: its rules, backend and settings.
+pub(super) struct Prepared {
+    pub variant: Variant,
+    pub kind: BackendKind,
+    pub backend: Box<dyn Backend>,
+    pub settings: Settings,
+}
+
+/// Resolves a request's settings as the command line resolves its flags,
+/// and starts its backend.
+pub(super) fn prepare(request: &LiveRequest) -> Result<Prepared, String> {
     let variant: Variant = choice(&request.variant, "variant")?.unwrap_or_default();
     let backend_choice: BackendChoice = choice(&request.backend, "backend")?.unwrap_or(BackendChoice::Auto);
     let overrides = Overrides {
@@ -148,13 +164,19 @@ fn anneal(request: LiveRequest, sender: &Sender<String>) -> Result<Option<String
         reduce: choice::<Reduce>(&request.reduce, "reduction")?,
         ..Overrides::default()
     };
+    let (kind, backend) = backend_choice.build().map_err(|e| e.to_string())?;
+    let settings = Settings::resolve(kind, &overrides).map_err(|e| e.to_string())?;
+    Ok(Prepared { variant, kind, backend, settings })
+}
+
+fn anneal(request: LiveRequest, sender: &Sender<String>) -> Result<Option<String>, String> {
+    let variant: Variant = choice(&request.variant, "variant")?.unwrap_or_default();
+    // The puzzle first: a bad line is said before a backend starts.
     let entry = PuzzleReader::new(request.puzzle.as_bytes(), variant)
         .next()
         .ok_or("no puzzle: paste or type one")?
         .map_err(|e| e.to_string())?;
-    let (kind, mut backend) = backend_choice.build().map_err(|e| e.to_string())?;
-    let settings = Settings::resolve(kind, &overrides).map_err(|e| e.to_string())?;
-    let settings = Settings { batch: 1, ..settings };
+    let Prepared { kind, mut backend, settings, .. } = prepare(&request)?;
     let mut frames = Frames { sender, next: Instant::now() };
     let stop = || sender.is_closed();
     let outcome =

@@ -8,6 +8,7 @@
 //! small, well-kept HTTP stack whose streaming bodies and limits need no
 //! code of ours; the annealing itself runs on threads of its own.
 
+mod collection;
 mod live;
 
 use std::net::SocketAddr;
@@ -18,7 +19,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Serialize;
 use tokio::sync::{mpsc, Semaphore};
@@ -32,6 +33,9 @@ pub use live::LiveRequest;
 pub const MAX_RUNS: usize = 2;
 /// The longest query string accepted (a 25×25 puzzle and every setting fit).
 const MAX_QUERY: usize = 4096;
+/// The largest collection accepted: about 800,000 lines of 9×9 puzzles,
+/// held in memory while they are solved.
+pub const MAX_UPLOAD: usize = 64 << 20;
 
 #[derive(Clone)]
 struct Shared {
@@ -53,6 +57,7 @@ pub fn serve(addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> Result<()> {
             .route("/", get(|| async { Html(include_str!("page.html")) }))
             .route("/api/backends", get(backends))
             .route("/api/solve", get(solve))
+            .route("/api/collection", post(solve_collection))
             .with_state(shared);
         axum::serve(listener, app).await.map_err(Error::Io)
     })
@@ -96,29 +101,35 @@ async fn backends() -> Json<Backends> {
     })
 }
 
-async fn solve(
-    State(shared): State<Shared>,
-    uri: axum::http::Uri,
+/// The request's settings, or the status and message that refuse them.
+fn settings_of(
+    uri: &axum::http::Uri,
     query: std::result::Result<Query<LiveRequest>, QueryRejection>,
-) -> Response {
+) -> std::result::Result<LiveRequest, (StatusCode, String)> {
     if uri.query().map_or(0, str::len) > MAX_QUERY {
-        return refuse(StatusCode::URI_TOO_LONG, format!("the request is longer than {MAX_QUERY} bytes"));
+        return Err((StatusCode::URI_TOO_LONG, format!("the request is longer than {MAX_QUERY} bytes")));
     }
-    let request = match query {
-        Ok(Query(request)) => request,
-        Err(rejection) => return refuse(StatusCode::BAD_REQUEST, format!("bad request: {}", rejection.body_text())),
-    };
-    let Ok(permit) = shared.runs.clone().try_acquire_owned() else {
-        return refuse(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!("busy: {MAX_RUNS} runs are going on; try again when one ends"),
-        );
-    };
+    match query {
+        Ok(Query(request)) => Ok(request),
+        Err(rejection) => Err((StatusCode::BAD_REQUEST, format!("bad request: {}", rejection.body_text()))),
+    }
+}
+
+fn busy() -> Response {
+    refuse(StatusCode::SERVICE_UNAVAILABLE, format!("busy: {MAX_RUNS} runs are going on; try again when one ends"))
+}
+
+/// Runs `work` on a thread of its own (it blocks: CPU sweeps, device
+/// waits) and answers with the events it sends. The run ends when the
+/// client goes away, since the events' receiver goes with it; the permit
+/// frees its place when the thread is done.
+fn stream_events(
+    permit: tokio::sync::OwnedSemaphorePermit,
+    work: impl FnOnce(&mpsc::Sender<String>) + Send + 'static,
+) -> Response {
     let (sender, receiver) = mpsc::channel(16);
-    // A thread of its own: the run blocks (CPU sweeps, device waits), and it
-    // ends when the client goes away, since the events' receiver goes with it.
     std::thread::spawn(move || {
-        live::run(request, &sender);
+        work(&sender);
         drop(permit);
     });
     let events = futures_util::stream::unfold(receiver, |mut receiver| async move {
@@ -129,4 +140,54 @@ async fn solve(
         .header(header::CACHE_CONTROL, "no-cache")
         .body(Body::from_stream(events))
         .expect("the response's headers are valid")
+}
+
+async fn solve(
+    State(shared): State<Shared>,
+    uri: axum::http::Uri,
+    query: std::result::Result<Query<LiveRequest>, QueryRejection>,
+) -> Response {
+    let request = match settings_of(&uri, query) {
+        Ok(request) => request,
+        Err((status, message)) => return refuse(status, message),
+    };
+    let Ok(permit) = shared.runs.clone().try_acquire_owned() else { return busy() };
+    stream_events(permit, move |sender| live::run(request, sender))
+}
+
+/// `POST /api/collection?backend=…` with the file as the body: its
+/// records as they are solved.
+async fn solve_collection(
+    State(shared): State<Shared>,
+    uri: axum::http::Uri,
+    query: std::result::Result<Query<LiveRequest>, QueryRejection>,
+    headers: axum::http::HeaderMap,
+    body: Body,
+) -> Response {
+    let request = match settings_of(&uri, query) {
+        Ok(request) => request,
+        Err((status, message)) => return refuse(status, message),
+    };
+    let too_large =
+        || refuse(StatusCode::PAYLOAD_TOO_LARGE, format!("the file is larger than {} MiB", MAX_UPLOAD >> 20));
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+    if declared.is_some_and(|length| length > MAX_UPLOAD) {
+        return too_large();
+    }
+    // The place is taken before the upload is read, so that a busy server
+    // says so at once instead of after the upload.
+    let Ok(permit) = shared.runs.clone().try_acquire_owned() else { return busy() };
+    // Read chunk by chunk, so a body without a declared length is bounded too.
+    let mut text = Vec::with_capacity(declared.unwrap_or(0));
+    let mut chunks = body.into_data_stream();
+    while let Some(chunk) = futures_util::StreamExt::next(&mut chunks).await {
+        let Ok(chunk) = chunk else {
+            return refuse(StatusCode::BAD_REQUEST, "the upload broke off");
+        };
+        if text.len() + chunk.len() > MAX_UPLOAD {
+            return too_large();
+        }
+        text.extend_from_slice(&chunk);
+    }
+    stream_events(permit, move |sender| collection::run(request, text, sender))
 }
