@@ -163,31 +163,50 @@ fn bad_input_is_said_and_the_server_goes_on() {
 }
 
 /// Runs beyond the bound are answered "busy"; a client that goes away
-/// frees its run's place at once.
+/// frees its run's place at once, a puzzle's or a collection's.
 #[test]
 fn runs_are_bounded_and_a_client_that_leaves_stops_its_run() {
     let server = Server::start();
-    let endless = |server: &Server| {
-        let mut answer = get(server, &format!("/api/solve?puzzle={ENDLESS}&backend=cpu&reduce=clues&timeout=0"));
+    let settings = "backend=cpu&reduce=clues&timeout=0";
+    let puzzle = |server: &Server| {
+        let mut answer = get(server, &format!("/api/solve?puzzle={ENDLESS}&{settings}"));
         assert_eq!(answer.status, 200);
         assert_eq!(answer.event().unwrap().0, "frame", "it anneals");
         answer
     };
-    let first = endless(&server);
-    let _second = endless(&server);
-    let busy = get(&server, &format!("/api/solve?puzzle={INKALA}&backend=cpu"));
-    assert_eq!(busy.status, 503);
-    assert!(busy.body().contains("busy: 2 runs are going on"));
-    drop(first);
-    let started = Instant::now();
-    loop {
-        let answer = get(&server, &format!("/api/solve?puzzle={INKALA}&backend=cpu"));
-        if answer.status == 200 {
-            break;
+    // A collection whose first record comes back, then an endless puzzle;
+    // `None` while the server is busy.
+    let collection = |server: &Server| {
+        let file = format!("{INKALA}\n{ENDLESS}\n{INKALA}\n");
+        let length = format!("Content-Length: {}\r\n", file.len());
+        let mut answer = request(server, "POST", &format!("/api/collection?{settings}"), &length, file.as_bytes());
+        if answer.status == 503 {
+            assert!(answer.body().contains("busy: 2 runs are going on"));
+            return None;
         }
-        assert!(started.elapsed() < Duration::from_secs(5), "the run of a client that left still holds its place");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        assert_eq!(answer.status, 200);
+        assert_eq!(answer.event().unwrap().0, "start");
+        assert_eq!(answer.event_lines().unwrap().1.len(), 1, "the first record, then the endless one anneals");
+        Some(answer)
+    };
+    let once_a_place_is_free = |server: &Server| {
+        let started = Instant::now();
+        loop {
+            if let Some(answer) = collection(server) {
+                return answer;
+            }
+            assert!(started.elapsed() < Duration::from_secs(5), "the run of a client that left still holds its place");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let first = puzzle(&server);
+    let second = collection(&server).expect("a second run has its place");
+    assert!(collection(&server).is_none(), "a third is told the server is busy");
+    drop(second);
+    let _third = once_a_place_is_free(&server);
+    assert!(collection(&server).is_none());
+    drop(first);
+    once_a_place_is_free(&server);
 }
 
 #[test]

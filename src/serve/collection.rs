@@ -2,6 +2,7 @@
 //! the records streamed back in bunches a few times a second, then a
 //! summary. Nothing is dropped: a slow page slows the run instead.
 
+use std::cell::RefCell;
 use std::io::Cursor;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,6 +11,7 @@ use serde::Serialize;
 use tokio::sync::mpsc::Sender;
 
 use super::live::{event, prepare, LiveRequest, Prepared};
+use crate::outcome::Outcome;
 use crate::puzzle::{count_lines, Entry, PuzzleReader};
 use crate::report::{record, Format, Summary};
 use crate::solver::solve_stream;
@@ -46,39 +48,57 @@ pub fn run(request: LiveRequest, text: Vec<u8>, sender: &Sender<String>) {
     }
 }
 
+/// Records not sent yet, and when the last were.
+struct Bunch<'a> {
+    sender: &'a Sender<String>,
+    text: String,
+    sent: Instant,
+}
+
+impl Bunch<'_> {
+    fn send(&self, text: String) -> Result<(), String> {
+        self.sender.blocking_send(text).map_err(|_| "the page went away".to_string())
+    }
+
+    fn add(&mut self, record: &str) {
+        self.text.push_str("data: ");
+        self.text.push_str(record);
+        self.text.push('\n');
+    }
+
+    /// Sends what is held once `SEND_EVERY` has passed since the last, or
+    /// at once with `now`.
+    fn flush(&mut self, now: bool) -> Result<(), String> {
+        if self.text.is_empty() || !(now || self.sent.elapsed() >= SEND_EVERY) {
+            return Ok(());
+        }
+        self.sent = Instant::now();
+        let text = std::mem::take(&mut self.text);
+        self.send(format!("event: records\n{text}\n"))
+    }
+}
+
 fn solve(request: LiveRequest, text: Vec<u8>, sender: &Sender<String>) -> Result<(), String> {
     let Prepared { variant, kind, mut backend, settings } = prepare(&request)?;
     let puzzles = count_lines(text.as_slice()).expect("memory reads");
-    let send = |text: String| sender.blocking_send(text).map_err(|_| "the page went away".to_string());
-    send(event("start", &Start { puzzles, backend: kind.name() }))?;
+    let bunch = RefCell::new(Bunch { sender, text: String::new(), sent: Instant::now() });
+    bunch.borrow().send(event("start", &Start { puzzles, backend: kind.name() }))?;
     let started = Instant::now();
     let mut summary = Summary::default();
-    let mut bunch = String::new();
-    let mut last_sent = Instant::now();
-    let flush = |bunch: &mut String| -> Result<(), String> {
-        if !bunch.is_empty() {
-            send(format!("event: records\n{bunch}\n"))?;
-            bunch.clear();
-        }
-        Ok(())
-    };
-    let emit = |entry, outcome: crate::outcome::Outcome| -> crate::error::Result<()> {
+    let emit = |entry, outcome: Outcome| -> crate::error::Result<()> {
         summary.add(&outcome);
-        bunch.push_str("data: ");
-        bunch.push_str(&record(Format::Jsonl, &entry, &outcome, kind.name()));
-        bunch.push('\n');
-        if last_sent.elapsed() >= SEND_EVERY {
-            last_sent = Instant::now();
-            // A page that went away shows as a closed channel: `stop` below ends the run.
-            drop(flush(&mut bunch));
-        }
+        bunch.borrow_mut().add(&record(Format::Jsonl, &entry, &outcome, kind.name()));
         Ok(())
     };
+    // Called every round: records go out while a long puzzle anneals, and a
+    // page that went away (a closed channel) ends the run.
+    let stop = || bunch.borrow_mut().flush(false).is_err() || sender.is_closed();
     let file: Option<Arc<str>> = request.file.as_deref().map(Arc::from);
     let entries = PuzzleReader::new(Cursor::new(text), variant).enumerate().map(|(index, entry)| {
         entry.map(|entry| Entry { index, file: file.clone(), ..entry }).map_err(crate::error::Error::Io)
     });
-    solve_stream(entries, &settings, backend.as_mut(), emit, || sender.is_closed()).map_err(|e| e.to_string())?;
-    flush(&mut bunch)?;
-    send(event("done", &Done { summary, seconds: started.elapsed().as_secs_f64() }))
+    solve_stream(entries, &settings, backend.as_mut(), emit, stop).map_err(|e| e.to_string())?;
+    let mut bunch = bunch.into_inner();
+    bunch.flush(true)?;
+    bunch.send(event("done", &Done { summary, seconds: started.elapsed().as_secs_f64() }))
 }
