@@ -103,8 +103,25 @@ pub struct Geometry {
     pub spin_width: usize,
     /// Whether every spin lies in `spin_width` constraints (no diagonals).
     pub uniform: bool,
+    /// Units and peers as bit sets of cells, on boards of at most 128 cells.
+    pub cell_sets: Option<CellSets>,
     /// A solved grid of the empty board, digits 0..n: the colourings of docs/DESIGN.md §2.
     solved: Vec<u8>,
+}
+
+/// Bit `c` set: cell `c` belongs. What singles propagation works on where
+/// a board fits in 128 bits (every 9×9 board).
+#[derive(Debug)]
+pub struct CellSets {
+    pub units: Vec<u128>,
+    pub peers: Vec<u128>,
+}
+
+impl CellSets {
+    fn new(unit_cells: &[Vec<usize>], peers: &[Vec<usize>]) -> CellSets {
+        let set = |cells: &Vec<usize>| cells.iter().fold(0u128, |set, &c| set | 1 << c);
+        CellSets { units: unit_cells.iter().map(set).collect(), peers: peers.iter().map(set).collect() }
+    }
 }
 
 impl Geometry {
@@ -131,7 +148,7 @@ impl Geometry {
                 cell_units[cell].push(unit);
             }
         }
-        let peers = (0..cells)
+        let peers: Vec<Vec<usize>> = (0..cells)
             .map(|cell| {
                 let mut list: Vec<usize> =
                     cell_units[cell].iter().flat_map(|&u| &unit_cells[u]).copied().filter(|&c| c != cell).collect();
@@ -142,8 +159,10 @@ impl Geometry {
             .collect();
         let spin_width = 1 + cell_units.iter().map(Vec::len).max().unwrap_or(0);
         let uniform = cell_units.iter().all(|units| units.len() + 1 == spin_width);
+        let cell_sets = (cells <= 128).then(|| CellSets::new(&unit_cells, &peers));
         let mut geometry = Geometry {
             shape,
+            cell_sets,
             n,
             cells,
             constraints: cells + unit_cells.len() * n,
