@@ -1,9 +1,12 @@
-//! `sudoku-anneal serve`: a local web page that anneals one puzzle live.
+//! `sudoku-anneal serve`: a local web page that anneals a puzzle live (on
+//! one backend or two side by side) or solves an uploaded collection.
 //!
 //! The page (`page.html`, embedded: it works offline) asks
-//! `GET /api/solve?puzzle=…&backend=…` and reads the answer as server-sent
-//! events: `frame` a few times a second while the puzzle anneals, then
-//! `done` with the record `solve --format jsonl` would print, or `error`.
+//! `GET /api/solve?puzzle=…&backend=…` (`live.rs`) and reads the answer as
+//! server-sent events: `frame` a few times a second while the puzzle
+//! anneals, then `done` with the record `solve --format jsonl` would print,
+//! or `error`; side by side is two such requests. `POST /api/collection`
+//! (`collection.rs`) answers a file with its records as they are solved.
 //! A client that goes away stops its run. axum on tokio serves it: a
 //! small, well-kept HTTP stack whose streaming bodies and limits need no
 //! code of ours; the annealing itself runs on threads of its own.
