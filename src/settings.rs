@@ -158,9 +158,7 @@ impl Settings {
             }),
         };
         settings.validate()?;
-        if !kind.runs(settings.dynamics()) {
-            return Err(Error::Settings(format!("the {} backend runs {}", kind.name(), kind.dynamics_it_runs())));
-        }
+        kind.check_runs(settings.dynamics())?;
         Ok(settings)
     }
 

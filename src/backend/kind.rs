@@ -14,7 +14,7 @@ use super::gpu::{AdapterChoice, GpuBackend};
 use super::lanes::LanesBackend;
 use super::Backend;
 use crate::dynamics::{Dynamics, Moves, WeightRule};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::grid::Variant;
 use crate::tempering::{default_temperatures, Ladders};
 
@@ -131,25 +131,21 @@ impl BackendKind {
         }
     }
 
-    /// Whether it runs `dynamics`: the bit-sliced backends keep every
-    /// replica of a word on one arithmetic path, single-spin moves on the
-    /// plain model.
-    pub fn runs(self, dynamics: Dynamics) -> bool {
-        match self {
-            BackendKind::Cpu | BackendKind::Gpu => true,
-            BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => dynamics == Dynamics::default(),
-            BackendKind::CpuLanes => dynamics.moves == Moves::Cell,
-        }
-    }
-
-    /// What it runs, for the error when asked for something else.
-    pub fn dynamics_it_runs(self) -> &'static str {
-        match self {
-            BackendKind::Cpu | BackendKind::Gpu => "every move set and weight rule",
-            BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => {
-                "single-spin moves on the plain model only (--moves spin --weights fixed)"
-            }
-            BackendKind::CpuLanes => "cell moves only (--moves cell)",
+    /// Whether it runs `dynamics`, or the error that says what it does run:
+    /// the bit-sliced backends keep every replica of a word on one
+    /// arithmetic path, single-spin moves on the plain model.
+    pub fn check_runs(self, dynamics: Dynamics) -> Result<()> {
+        let (runs, what) = match self {
+            BackendKind::Cpu | BackendKind::Gpu => return Ok(()),
+            BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => (
+                dynamics == Dynamics::default(),
+                "single-spin moves on the plain model only (--moves spin --weights fixed)",
+            ),
+            BackendKind::CpuLanes => (dynamics.moves == Moves::Cell, "cell moves only (--moves cell)"),
+        };
+        match runs {
+            true => Ok(()),
+            false => Err(Error::Settings(format!("the {} backend runs {what}", self.name()))),
         }
     }
 

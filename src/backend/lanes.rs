@@ -31,7 +31,7 @@ use super::slots::{Chains, Slots};
 use super::tables::CellTable;
 use super::{Backend, Layout, Problem};
 use crate::dynamics::{Weights, HEAT_BATH_ONE};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::grid::Shape;
 use crate::rng::{attempt_random, stream_key, sweep_key, INITIAL_STATE_SWEEP};
 
@@ -310,9 +310,7 @@ impl Backend for LanesBackend {
     }
 
     fn configure(&mut self, layout: Layout) -> Result<()> {
-        if !BackendKind::CpuLanes.runs(layout.dynamics) {
-            return Err(Error::Settings("the cpu-lanes backend runs cell moves only (--moves cell)".into()));
-        }
+        BackendKind::CpuLanes.check_runs(layout.dynamics)?;
         self.slots.configure(&layout);
         Ok(())
     }

@@ -336,9 +336,7 @@ impl Backend for BitslicedBackend {
     }
 
     fn configure(&mut self, layout: Layout) -> Result<()> {
-        if !BackendKind::CpuBits.runs(layout.dynamics) {
-            return Err(Error::Settings("the cpu-bits backend runs single-spin moves on the plain model only".into()));
-        }
+        BackendKind::CpuBits.check_runs(layout.dynamics)?;
         if layout.rungs == 0 || !layout.replicas_per_slot.is_multiple_of(layout.rungs) {
             return Err(Error::Internal(format!(
                 "a slot of {} replicas is not whole ladders of {} rungs",

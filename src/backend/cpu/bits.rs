@@ -229,9 +229,7 @@ impl Backend for Bits32Backend {
     }
 
     fn configure(&mut self, layout: Layout) -> Result<()> {
-        if !BackendKind::Bits32.runs(layout.dynamics) {
-            return Err(Error::Settings("the bits32 backend runs single-spin moves on the plain model only".into()));
-        }
+        BackendKind::Bits32.check_runs(layout.dynamics)?;
         self.layout = Some(layout);
         self.slots = vec![None; layout.slots];
         self.energies = vec![0; layout.replicas()];
