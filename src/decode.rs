@@ -8,14 +8,7 @@ use crate::model::Model;
 /// The grid a free-spin state encodes, or `None` when some free cell holds
 /// no digit or more than one.
 pub fn decode(model: &Model, spins: &[u8]) -> Option<Grid> {
-    let mut grid = model.fixed.clone();
-    for (spin, _) in model.spins.iter().zip(spins).filter(|(_, &x)| x == 1) {
-        let cell = &mut grid.cells[spin.cell as usize];
-        if *cell != 0 {
-            return None;
-        }
-        *cell = spin.digit as u8 + 1;
-    }
+    let grid = cells_of(model, spins);
     grid.is_complete().then_some(grid)
 }
 

@@ -97,16 +97,19 @@ pub fn reduce(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
     Ok(candidates)
 }
 
+/// The most digits of a board of at most 128 cells: n × n ≤ 128.
+const MAX_DIGITS: usize = 11;
+
 /// A board as bit sets of cells (bit `c`: cell `c`), for boards of at most
-/// 128 cells: n × n ≤ 128, so n ≤ 11.
+/// 128 cells.
 struct Boards<'a> {
     n: usize,
     sets: &'a CellSets,
     free: u128,
     /// Per digit, the free cells it may still go in.
-    may: [u128; 11],
+    may: [u128; MAX_DIGITS],
     /// Per digit, the cells that hold it.
-    holds: [u128; 11],
+    holds: [u128; MAX_DIGITS],
 }
 
 impl Boards<'_> {
@@ -179,9 +182,9 @@ impl Boards<'_> {
 /// `None` on a contradiction.
 fn propagate_on_boards(grid: &Grid, sets: &CellSets) -> Option<Candidates> {
     let n = grid.shape.n;
-    let mut boards = Boards { n, sets, free: 0, may: [0; 11], holds: [0; 11] };
+    let mut boards = Boards { n, sets, free: 0, may: [0; MAX_DIGITS], holds: [0; MAX_DIGITS] };
     // A digit may go in a free cell no peer of which holds it.
-    let mut taken = [0u128; 11];
+    let mut taken = [0u128; MAX_DIGITS];
     for (cell, &digit) in grid.cells.iter().enumerate() {
         match digit {
             0 => boards.free |= 1 << cell,
