@@ -115,12 +115,19 @@ pub struct Geometry {
 pub struct CellSets {
     pub units: Vec<u128>,
     pub peers: Vec<u128>,
+    /// Per cell, its units as a bit set of unit indices (at most 3 × 11 + 2
+    /// units on such a board).
+    pub units_of: Vec<u64>,
 }
 
 impl CellSets {
-    fn new(unit_cells: &[Vec<usize>], peers: &[Vec<usize>]) -> CellSets {
+    /// The most digits of a board with cell sets: n × n ≤ 128.
+    pub const MAX_DIGITS: usize = 11;
+
+    fn new(unit_cells: &[Vec<usize>], cell_units: &[Vec<usize>], peers: &[Vec<usize>]) -> CellSets {
         let set = |cells: &Vec<usize>| cells.iter().fold(0u128, |set, &c| set | 1 << c);
-        CellSets { units: unit_cells.iter().map(set).collect(), peers: peers.iter().map(set).collect() }
+        let units_of = cell_units.iter().map(|units| units.iter().fold(0u64, |set, &u| set | 1 << u)).collect();
+        CellSets { units: unit_cells.iter().map(set).collect(), peers: peers.iter().map(set).collect(), units_of }
     }
 }
 
@@ -159,7 +166,7 @@ impl Geometry {
             .collect();
         let spin_width = 1 + cell_units.iter().map(Vec::len).max().unwrap_or(0);
         let uniform = cell_units.iter().all(|units| units.len() + 1 == spin_width);
-        let cell_sets = (cells <= 128).then(|| CellSets::new(&unit_cells, &peers));
+        let cell_sets = (cells <= 128).then(|| CellSets::new(&unit_cells, &cell_units, &peers));
         let mut geometry = Geometry {
             shape,
             cell_sets,
@@ -271,6 +278,13 @@ impl Grid {
         self.cells.iter().all(|&d| d != 0)
     }
 
+    /// One symbol per cell, `.` for empty ones: what `Display` writes,
+    /// without the formatter (records of easy collections are mostly this).
+    pub fn text(&self) -> String {
+        let text: Vec<u8> = self.cells.iter().map(|&d| if d == 0 { b'.' } else { SYMBOLS[d as usize - 1] }).collect();
+        String::from_utf8(text).expect("symbols are ASCII")
+    }
+
     pub fn clue_count(&self) -> usize {
         self.cells.iter().filter(|&&d| d != 0).count()
     }
@@ -279,8 +293,7 @@ impl Grid {
 /// One symbol per cell (`1`–`9`, then `A`–`P`), `.` for empty ones.
 impl fmt::Display for Grid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text: String = self.cells.iter().map(|&d| if d == 0 { '.' } else { symbol(d as usize) }).collect();
-        f.write_str(&text)
+        f.write_str(&self.text())
     }
 }
 

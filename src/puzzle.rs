@@ -22,7 +22,7 @@ const NOT_A_CELL: u8 = u8::MAX;
 
 /// Each byte's value as a cell of the largest board: 1..=25 for the
 /// symbols (either case), 0 for `.`. A table because parsing reads every
-/// byte twice; `0` depends on the size and is handled in [`cell_value`].
+/// byte twice; `0` depends on the size: [`SMALL_CELL_VALUES`].
 const CELL_VALUES: [u8; 256] = {
     let mut table = [NOT_A_CELL; 256];
     table[b'.' as usize] = 0;
@@ -35,12 +35,17 @@ const CELL_VALUES: [u8; 256] = {
     table
 };
 
-/// The value of a cell symbol on a board of side `n`: 1..=n, or 0 for empty.
-fn cell_value(byte: u8, n: usize) -> Option<u8> {
-    match CELL_VALUES[byte as usize] {
-        NOT_A_CELL => (byte == b'0' && n <= 9).then_some(0),
-        value => (value as usize <= n).then_some(value),
-    }
+/// [`CELL_VALUES`] for boards of side at most 9, where `0` is empty too.
+const SMALL_CELL_VALUES: [u8; 256] = {
+    let mut table = CELL_VALUES;
+    table[b'0' as usize] = 0;
+    table
+};
+
+/// The value of each cell symbol on a board of side `n`: 1..=n, or 0 for
+/// empty; above `n` when the byte is no cell of that board.
+fn cell_values(n: usize) -> &'static [u8; 256] {
+    if n <= 9 { &SMALL_CELL_VALUES } else { &CELL_VALUES }
 }
 
 /// Whether a byte can be a cell on some board.
@@ -59,11 +64,14 @@ pub fn parse_grid(text: &[u8], variant: Variant) -> Result<Grid, PuzzleError> {
             _ => Err(PuzzleError::BadLength { cells: cells_given, expected: Shape::lengths(variant) }),
         };
     };
-    let mut grid = Grid::empty(shape);
-    for (cell, &byte) in text[..cells_given].iter().enumerate() {
-        grid.cells[cell] = cell_value(byte, shape.n).ok_or_else(|| bad_char(text, cell, Some(shape.n)))?;
+    let values = cell_values(shape.n);
+    let cells: Vec<u8> = text[..cells_given].iter().map(|&byte| values[byte as usize]).collect();
+    // One test for the whole line, then the first bad cell for the message.
+    if cells.iter().any(|&value| value as usize > shape.n) {
+        let cell = cells.iter().position(|&value| value as usize > shape.n).expect("one is");
+        return Err(bad_char(text, cell, Some(shape.n)));
     }
-    Ok(grid)
+    Ok(Grid { shape, cells })
 }
 
 fn is_comment_start(byte: u8) -> bool {
@@ -189,7 +197,10 @@ impl<R: BufRead> PuzzleReader<R> {
                 Ok(grid) => &text[..grid.cells.len()],
                 Err(_) => text,
             };
-            let lossy = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+            let lossy = |bytes: &[u8]| match std::str::from_utf8(bytes) {
+                Ok(text) => text.to_owned(),
+                Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+            };
             return Ok(Some(Entry {
                 index: 0,
                 file: None,

@@ -37,14 +37,14 @@ struct JsonRecord<'a> {
 pub fn record(format: Format, entry: &Entry, outcome: &Outcome, backend: &str) -> String {
     match format {
         Format::Plain => match &outcome.status {
-            Status::Solved(grid) => grid.to_string(),
+            Status::Solved(grid) => grid.text(),
             Status::Unsolved => format!("{} # unsolved", entry.text),
             Status::Invalid(reason) => format!("{} # invalid: line {}: {reason}", entry.text, entry.line),
             Status::Failed(reason) => format!("{} # error: line {}: {reason}", entry.text, entry.line),
         },
         Format::Jsonl => {
             let (status, solution, error) = match &outcome.status {
-                Status::Solved(grid) => ("solved", Some(grid.to_string()), None),
+                Status::Solved(grid) => ("solved", Some(grid.text()), None),
                 Status::Unsolved => ("unsolved", None, None),
                 Status::Invalid(reason) => ("invalid", None, Some(reason.to_string())),
                 Status::Failed(reason) => ("error", None, Some(reason.clone())),

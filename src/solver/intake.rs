@@ -1,7 +1,7 @@
 //! The input side of the solver: reads entries, and reduces and builds the
 //! models of many at a time, since a puzzle's model needs nothing of another's.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -12,11 +12,50 @@ use crate::grid::Grid;
 use crate::model::Model;
 use crate::outcome::{Outcome, Status};
 use crate::puzzle::{Entry, Input, Next};
-use crate::reduce::{check_clues, reduce};
+use crate::reduce::reduce;
 use crate::settings::Settings;
 
-/// Outcomes waiting for their turn in input order, by sequence number.
-pub(super) type Pending = BTreeMap<u64, (Entry, Outcome)>;
+/// Outcomes waiting for their turn in input order. A ring rather than a
+/// map: on easy collections every puzzle passes through here, and a map's
+/// node shifts cost more than the puzzle's reduction (BENCHMARKS.md).
+#[derive(Default)]
+pub(super) struct Pending {
+    /// The sequence number of the next outcome to hand on.
+    next: u64,
+    /// Place k holds sequence number `next + k`, once it is done.
+    waiting: VecDeque<Option<(Entry, Outcome)>>,
+    done: usize,
+}
+
+impl Pending {
+    pub fn insert(&mut self, sequence: u64, done: (Entry, Outcome)) {
+        let place = (sequence - self.next) as usize;
+        if place >= self.waiting.len() {
+            self.waiting.resize_with(place + 1, || None);
+        }
+        debug_assert!(self.waiting[place].is_none(), "one outcome per sequence number");
+        self.waiting[place] = Some(done);
+        self.done += 1;
+    }
+
+    /// The next outcome in input order, if it is done.
+    pub fn pop_next(&mut self) -> Option<(Entry, Outcome)> {
+        let done = self.waiting.front_mut()?.take()?;
+        self.waiting.pop_front();
+        self.next += 1;
+        self.done -= 1;
+        Some(done)
+    }
+
+    /// How many outcomes wait.
+    pub fn len(&self) -> usize {
+        self.done
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.done == 0
+    }
+}
 
 /// A puzzle read and built, on its way to a slot.
 pub(super) struct Ready {
@@ -30,11 +69,12 @@ pub(super) struct Ready {
 enum Prepared {
     /// Decided without annealing: invalid, or solved by reduction.
     Decided(Status),
-    Anneal(Model),
+    /// Boxed: the decided ones, which on easy collections are nearly all, move less.
+    Anneal(Box<Model>),
 }
 
 fn prepare(puzzle: &Grid, settings: &Settings) -> Prepared {
-    let candidates = match check_clues(puzzle).and_then(|()| reduce(puzzle, settings.reduce)) {
+    let candidates = match reduce(puzzle, settings.reduce) {
         Ok(candidates) => candidates,
         Err(reason) => return Prepared::Decided(Status::Invalid(reason)),
     };
@@ -42,7 +82,7 @@ fn prepare(puzzle: &Grid, settings: &Settings) -> Prepared {
         return Prepared::Decided(checked(puzzle, candidates.fixed));
     }
     match Model::build(&candidates) {
-        Ok(model) => Prepared::Anneal(model),
+        Ok(model) => Prepared::Anneal(Box::new(model)),
         Err(reason) => Prepared::Decided(Status::Invalid(reason)),
     }
 }
@@ -114,7 +154,7 @@ impl<I: Input> Intake<I> {
                 Some(Prepared::Decided(status)) => {
                     pending.insert(sequence, (entry, Outcome::decided(status, prepare_time)));
                 }
-                Some(Prepared::Anneal(model)) => self.ready.push_back(Ready { sequence, entry, model, prepare_time }),
+                Some(Prepared::Anneal(model)) => self.ready.push_back(Ready { sequence, entry, model: *model, prepare_time }),
             }
         }
         !not_yet || self.read > first

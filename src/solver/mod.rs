@@ -69,12 +69,10 @@ fn run<'a>(
 ) -> Result<()> {
     let mut intake = Intake::new(entries);
     let mut slots = Slots::new(settings, backend, observer);
-    let mut pending = Pending::new();
-    let mut emitted = 0u64;
+    let mut pending = Pending::default();
     let mut emit_in_order = |pending: &mut Pending| -> Result<()> {
-        while let Some((entry, outcome)) = pending.remove(&emitted) {
+        while let Some((entry, outcome)) = pending.pop_next() {
             emit(entry, outcome)?;
-            emitted += 1;
         }
         Ok(())
     };
