@@ -11,10 +11,22 @@ pub enum PuzzleError {
     BadLength { cells: usize, expected: String },
     #[error("character {character:?} at column {column} is not a cell ({allowed})")]
     BadCharacter { character: char, column: usize, allowed: String },
-    #[error("clues conflict: digit {digit} twice in {unit} ({first} and {second})")]
-    ConflictingClues { digit: char, unit: String, first: String, second: String },
+    #[error("clues conflict: {0}")]
+    ConflictingClues(Box<Conflict>),
     #[error("no solution: {0}")]
     NoSolution(String),
+}
+
+/// Two clues of one digit in one unit. Boxed in [`PuzzleError`]: every
+/// entry carries room for an error, and on easy collections entries are
+/// moved many times per puzzle (BENCHMARKS.md).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("digit {digit} twice in {unit} ({first} and {second})")]
+pub struct Conflict {
+    pub digit: char,
+    pub unit: String,
+    pub first: String,
+    pub second: String,
 }
 
 /// A failure of the run, not of one puzzle.

@@ -6,7 +6,7 @@
 //! cell it pins down becomes fixed like a clue); the search is the
 //! annealer's. A contradiction found on the way proves there is no solution.
 
-use crate::error::PuzzleError;
+use crate::error::{Conflict, PuzzleError};
 use crate::grid::{symbol, CellSets, Geometry, Grid};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
@@ -48,12 +48,12 @@ pub fn check_clues(grid: &Grid) -> Result<(), PuzzleError> {
             if seen & bit != 0 {
                 let digit = grid.cells[cell];
                 let first = cells[..k].iter().find(|&&c| grid.cells[c] == digit).expect("seen before");
-                return Err(PuzzleError::ConflictingClues {
+                return Err(PuzzleError::ConflictingClues(Box::new(Conflict {
                     digit: symbol(digit as usize),
                     unit: geometry.unit_name(unit),
                     first: geometry.cell_name(*first),
                     second: geometry.cell_name(cell),
-                });
+                })));
             }
             seen |= bit;
         }
