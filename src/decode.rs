@@ -51,9 +51,8 @@ pub fn verify(puzzle: &Grid, solution: &Grid) -> Result<(), String> {
     let geometry = puzzle.geometry();
     // Without a branch per cell: which cells hold clues is random, and a
     // mispredicted branch costs more than the test (BENCHMARKS.md).
-    let wrong = |(&digit, &clue): (&u8, &u8)| {
-        (digit == 0) | (digit as usize > geometry.n) | ((clue != 0) & (clue != digit))
-    };
+    let wrong =
+        |(&digit, &clue): (&u8, &u8)| (digit == 0) | (digit as usize > geometry.n) | ((clue != 0) & (clue != digit));
     if let Some(cell) = solution.cells.iter().zip(&puzzle.cells).position(wrong) {
         let (digit, clue) = (solution.cells[cell] as usize, puzzle.cells[cell] as usize);
         return Err(match digit {

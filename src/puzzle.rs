@@ -45,7 +45,11 @@ const SMALL_CELL_VALUES: [u8; 256] = {
 /// The value of each cell symbol on a board of side `n`: 1..=n, or 0 for
 /// empty; above `n` when the byte is no cell of that board.
 fn cell_values(n: usize) -> &'static [u8; 256] {
-    if n <= 9 { &SMALL_CELL_VALUES } else { &CELL_VALUES }
+    if n <= 9 {
+        &SMALL_CELL_VALUES
+    } else {
+        &CELL_VALUES
+    }
 }
 
 /// Whether a byte can be a cell on some board.

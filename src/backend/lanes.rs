@@ -164,23 +164,28 @@ impl Group {
                 masses[c] = mass;
                 sum += mass;
             }
-            // The first candidate whose running sum passes a uniform draw in 0..sum.
+            // The first candidate whose running sum passes a uniform draw in
+            // 0..sum: the number of running sums at or below the draw (they
+            // only grow, and the last, the sum, is above it).
             let draw = self.random.next().mul_keep_high(sum);
-            let (mut below, mut pick, mut found) = (u16x16::splat(0), Lanes::splat(count as i16 - 1), Lanes::splat(0));
-            for (c, &mass) in masses[..count].iter().enumerate() {
+            let (mut below, mut pick) = (u16x16::splat(0), Lanes::splat(0));
+            for &mass in &masses[..count - 1] {
                 below += mass;
-                let hit = signed(draw.simd_lt(below)) & !found;
-                pick = hit.select(Lanes::splat(c as i16), pick);
-                found |= hit;
+                // The mask is −1 where the running sum is at or below the draw.
+                pick -= signed(!draw.simd_lt(below));
             }
-            // The old candidate leaves its units, the new one joins its own.
-            for (c, j) in candidates.enumerate() {
-                let (joins, leaves) = (pick.simd_eq(Lanes::splat(c as i16)), current.simd_eq(Lanes::splat(c as i16)));
-                // Masks are −1 where set: +1 where it joins, −1 where it leaves.
-                let delta = leaves - joins;
-                if (joins ^ leaves).any() {
-                    for &k in table.units_of(j) {
-                        totals[k as usize] += delta;
+            // The old candidate leaves its units, the new one joins its own;
+            // often no chain changes its cell.
+            if !(pick.simd_eq(current)).all() {
+                for (c, j) in candidates.enumerate() {
+                    let (joins, leaves) =
+                        (pick.simd_eq(Lanes::splat(c as i16)), current.simd_eq(Lanes::splat(c as i16)));
+                    // Masks are −1 where set: +1 where it joins, −1 where it leaves.
+                    let delta = leaves - joins;
+                    if (joins ^ leaves).any() {
+                        for &k in table.units_of(j) {
+                            totals[k as usize] += delta;
+                        }
                     }
                 }
             }

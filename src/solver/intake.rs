@@ -154,7 +154,9 @@ impl<I: Input> Intake<I> {
                 Some(Prepared::Decided(status)) => {
                     pending.insert(sequence, (entry, Outcome::decided(status, prepare_time)));
                 }
-                Some(Prepared::Anneal(model)) => self.ready.push_back(Ready { sequence, entry, model: *model, prepare_time }),
+                Some(Prepared::Anneal(model)) => {
+                    self.ready.push_back(Ready { sequence, entry, model: *model, prepare_time })
+                }
             }
         }
         !not_yet || self.read > first
