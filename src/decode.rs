@@ -104,6 +104,10 @@ mod tests {
         let mut broken = solution.clone();
         broken.cells.swap(0, 1);
         assert_eq!(verify(&Grid::empty(Shape::CLASSIC), &broken), Err("column 1 repeats a digit".into()));
+        broken.cells[0] = 10;
+        assert_eq!(verify(&Grid::empty(Shape::CLASSIC), &broken), Err("r1c1 holds 10, beyond 9".into()));
+        broken.cells[0] = 0;
+        assert_eq!(verify(&Grid::empty(Shape::CLASSIC), &broken), Err("r1c1 is empty".into()));
         let x = Grid { shape: Shape { n: 9, variant: Variant::X }, cells: solution.cells.clone() };
         assert_eq!(verify(&Grid::empty(x.shape), &x), Err("the main diagonal repeats a digit".into()));
     }

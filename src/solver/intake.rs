@@ -24,7 +24,8 @@ pub(super) struct Pending {
     next: u64,
     /// Place k holds sequence number `next + k`, once it is done.
     waiting: VecDeque<Option<(Entry, Outcome)>>,
-    done: usize,
+    /// How many places hold an outcome.
+    len: usize,
 }
 
 impl Pending {
@@ -35,7 +36,7 @@ impl Pending {
         }
         debug_assert!(self.waiting[place].is_none(), "one outcome per sequence number");
         self.waiting[place] = Some(done);
-        self.done += 1;
+        self.len += 1;
     }
 
     /// The next outcome in input order, if it is done.
@@ -43,17 +44,17 @@ impl Pending {
         let done = self.waiting.front_mut()?.take()?;
         self.waiting.pop_front();
         self.next += 1;
-        self.done -= 1;
+        self.len -= 1;
         Some(done)
     }
 
     /// How many outcomes wait.
     pub fn len(&self) -> usize {
-        self.done
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.done == 0
+        self.len == 0
     }
 }
 
