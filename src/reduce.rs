@@ -111,8 +111,6 @@ struct Boards<'a> {
     /// cells it may still go in. Placing a digit leaves the other digits'
     /// sets alone (nine writes saved per placement); readers mask with `free`.
     may: [u128; MAX_DIGITS],
-    /// Per digit, the cells that hold it.
-    holds: [u128; MAX_DIGITS],
     /// Per digit, the units that do not hold it yet (bit `u`: unit `u`):
     /// the only ones a hidden single of it can lie in.
     open: [u64; MAX_DIGITS],
@@ -121,8 +119,9 @@ struct Boards<'a> {
 }
 
 impl Boards<'_> {
-    /// Puts `digit` in each of `cells`, free cells it may go in: false when
-    /// two of them are peers. One call per digit and layer of singles.
+    /// Puts `digit` in each of `cells` (its clues, or free cells it may go
+    /// in): false when two of them are peers. One call per digit for the
+    /// clues, then per digit and layer of singles.
     fn place(&mut self, cells: u128, digit: usize) -> bool {
         let (mut peers, mut units, mut rest) = (0u128, 0u64, cells);
         while rest != 0 {
@@ -132,7 +131,6 @@ impl Boards<'_> {
             self.grid[cell] = digit as u8 + 1;
             rest &= rest - 1;
         }
-        self.holds[digit] |= cells;
         self.free &= !cells;
         self.may[digit] &= !peers;
         self.open[digit] &= !units;
@@ -211,33 +209,17 @@ fn propagate_on_boards(grid: &Grid, sets: &CellSets) -> Option<Candidates> {
     for (cell, &digit) in grid.cells.iter().enumerate() {
         by_digit[digit as usize] |= 1 << cell;
     }
-    let empty = by_digit[0];
-    let all_units = (1u64 << sets.units.len()) - 1;
     let mut boards = Boards {
         n,
         sets,
-        free: empty,
-        may: [0; MAX_DIGITS],
-        holds: [0; MAX_DIGITS],
-        open: [0; MAX_DIGITS],
+        free: by_digit[0],
+        may: [!0; MAX_DIGITS],
+        open: [(1u64 << sets.units.len()) - 1; MAX_DIGITS],
         grid: grid.cells.clone(),
     };
+    // The clues, placed like any digit: false where two of a digit are peers.
     for (digit, &clues) in by_digit[1..=n].iter().enumerate() {
-        let (mut peers, mut units, mut rest) = (0u128, 0u64, clues);
-        while rest != 0 {
-            let cell = rest.trailing_zeros() as usize;
-            peers |= sets.peers[cell];
-            units |= sets.units_of[cell];
-            rest &= rest - 1;
-        }
-        // Two clues of a digit that are peers.
-        if clues & peers != 0 {
-            return None;
-        }
-        // A digit may go in a cell no peer of which holds it.
-        boards.may[digit] = !peers;
-        boards.holds[digit] = clues;
-        boards.open[digit] = all_units & !units;
+        boards.place(clues, digit).then_some(())?;
     }
     while boards.free != 0 && boards.singles()? {}
     let mut masks = vec![0; grid.cells.len()];
@@ -391,7 +373,6 @@ mod tests {
             sets,
             free: 0xFFFF,
             may: [!0; MAX_DIGITS],
-            holds: [0; MAX_DIGITS],
             open: [!0; MAX_DIGITS],
             grid: grid.cells.clone(),
         };
