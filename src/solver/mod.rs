@@ -49,13 +49,25 @@ pub fn solve_observed(
     observer: &mut dyn Observer,
     stop: impl Fn() -> bool,
 ) -> Result<Option<Outcome>> {
+    run_one(entry, settings, backend, stop, Some(observer))
+}
+
+/// One puzzle alone in the batch: its outcome, `None` if stopped first.
+fn run_one(
+    entry: Entry,
+    settings: &Settings,
+    backend: &mut dyn Backend,
+    stop: impl Fn() -> bool,
+    observer: Option<&mut dyn Observer>,
+) -> Result<Option<Outcome>> {
     let mut result = None;
     let keep = |_, outcome| {
         result = Some(outcome);
         Ok(())
     };
     let one = Settings { batch: 1, ..settings.clone() };
-    run(std::iter::once(Ok(entry)), &one, backend, keep, stop, Some(observer))?;
+    // A reborrow: `run` ties the observer to the lifetime of `one`.
+    run(std::iter::once(Ok(entry)), &one, backend, keep, stop, observer.map(|o| o as &mut dyn Observer))?;
     Ok(result)
 }
 
@@ -148,15 +160,8 @@ impl<I: Input> Input for Tracked<'_, I> {
 
 /// Solves one puzzle on its own.
 pub fn solve(puzzle: &Grid, settings: &Settings, backend: &mut dyn Backend) -> Result<Outcome> {
-    let entry = Entry::of_grid(puzzle.clone());
-    let mut result = None;
-    let one = Settings { batch: 1, ..settings.clone() };
-    let keep = |_, outcome| {
-        result = Some(outcome);
-        Ok(())
-    };
-    solve_stream(std::iter::once(Ok(entry)), &one, backend, keep, || false)?;
-    result.ok_or_else(|| Error::Internal("no outcome for the puzzle".into()))
+    let outcome = run_one(Entry::of_grid(puzzle.clone()), settings, backend, || false, None)?;
+    outcome.ok_or_else(|| Error::Internal("no outcome for the puzzle".into()))
 }
 
 /// A grid reached this far must pass the independent verifier: if it

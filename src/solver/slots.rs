@@ -34,6 +34,14 @@ struct Active {
     started: Instant,
 }
 
+impl Active {
+    /// Spin-update attempts so far over its `per_slot` replicas: sweeps ×
+    /// replicas × free spins (a cell move weighs each candidate, one spin each).
+    fn attempts(&self, per_slot: usize) -> u64 {
+        self.sweeps as u64 * per_slot as u64 * self.model.len() as u64
+    }
+}
+
 /// What a round left a slot in.
 enum Verdict {
     Idle,
@@ -262,7 +270,7 @@ impl<'a> Slots<'a> {
                 status,
                 sweeps: active.sweeps as u64,
                 seconds: active.started.elapsed().as_secs_f64(),
-                attempts: active.sweeps as u64 * per_slot as u64 * active.model.len() as u64,
+                attempts: active.attempts(per_slot),
                 swap_attempts: per_pair(&active.exchanges, |e| &e.attempts),
                 swap_accepted: per_pair(&active.exchanges, |e| &e.accepted),
             };
@@ -298,7 +306,7 @@ impl Slots<'_> {
             observer.round(Progress {
                 entry: &active.entry,
                 sweeps: active.sweeps as u64,
-                attempts: active.sweeps as u64 * per_slot as u64 * active.model.len() as u64,
+                attempts: active.attempts(per_slot),
                 seconds: active.started.elapsed().as_secs_f64(),
                 energies,
                 rung_of_replica,
