@@ -70,9 +70,7 @@ pub fn parse_grid(text: &[u8], variant: Variant) -> Result<Grid, PuzzleError> {
     };
     let values = cell_values(shape.n);
     let cells: Vec<u8> = text[..cells_given].iter().map(|&byte| values[byte as usize]).collect();
-    // One test for the whole line, then the first bad cell for the message.
-    if cells.iter().any(|&value| value as usize > shape.n) {
-        let cell = cells.iter().position(|&value| value as usize > shape.n).expect("one is");
+    if let Some(cell) = cells.iter().position(|&value| value as usize > shape.n) {
         return Err(bad_char(text, cell, Some(shape.n)));
     }
     Ok(Grid { shape, cells })
