@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::outcome::{Outcome, Status};
 use crate::settings::Settings;
+use crate::tempering::acceptance_rate;
 
 /// One pass over a file: every puzzle's outcome, in input order.
 #[derive(Debug, Clone)]
@@ -115,7 +116,6 @@ impl Report {
             proposed.iter_mut().zip(&outcome.swap_attempts).for_each(|(sum, n)| *sum += n);
             accepted.iter_mut().zip(&outcome.swap_accepted).for_each(|(sum, n)| *sum += n);
         }
-        let fraction = |accepted: u64, attempts: u64| (attempts > 0).then(|| accepted as f64 / attempts as f64);
         let lines = self.runs.first().map_or(0, |r| r.outcomes.len());
         let (mut success_probability, mut tts99_seconds) = (Vec::new(), Vec::new());
         for line in 0..lines {
@@ -155,8 +155,8 @@ impl Report {
             } else {
                 0.0
             },
-            swap_acceptance: fraction(accepted.iter().sum(), proposed.iter().sum()),
-            swap_acceptance_per_pair: accepted.iter().zip(&proposed).map(|(&a, &n)| fraction(a, n)).collect(),
+            swap_acceptance: acceptance_rate(accepted.iter().sum(), proposed.iter().sum()),
+            swap_acceptance_per_pair: accepted.iter().zip(&proposed).map(|(&a, &n)| acceptance_rate(a, n)).collect(),
             // Unsolvable in every run counts as slowest, so the median stays honest.
             median_tts99_seconds: if known.len() == tts99_seconds.len() { median(&known) } else { None },
             success_probability,

@@ -123,8 +123,13 @@ impl Exchange {
     /// Accepted fraction of proposals for each adjacent pair; `None` where
     /// none was proposed yet.
     pub fn acceptance(&self) -> Vec<Option<f64>> {
-        self.attempts.iter().zip(&self.accepted).map(|(&n, &a)| (n > 0).then(|| a as f64 / n as f64)).collect()
+        self.accepted.iter().zip(&self.attempts).map(|(&a, &n)| acceptance_rate(a, n)).collect()
     }
+}
+
+/// Accepted over proposed exchanges; `None` where none was proposed.
+pub fn acceptance_rate(accepted: u64, proposed: u64) -> Option<f64> {
+    (proposed > 0).then(|| accepted as f64 / proposed as f64)
 }
 
 #[cfg(test)]

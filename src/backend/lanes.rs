@@ -176,7 +176,7 @@ impl Group {
             }
             // The old candidate leaves its units, the new one joins its own;
             // often no chain changes its cell.
-            if !(pick.simd_eq(current)).all() {
+            if !pick.simd_eq(current).all() {
                 for (c, j) in candidates.enumerate() {
                     let (joins, leaves) =
                         (pick.simd_eq(Lanes::splat(c as i16)), current.simd_eq(Lanes::splat(c as i16)));

@@ -18,7 +18,7 @@ use crate::model::Model;
 use crate::outcome::{Outcome, Status};
 use crate::puzzle::{Entry, Input};
 use crate::settings::Settings;
-use crate::tempering::{Exchange, Ladder};
+use crate::tempering::{acceptance_rate, Exchange, Ladder};
 
 /// Results waiting for their turn in input order: no more are read while
 /// this many wait.
@@ -310,11 +310,7 @@ impl Slots<'_> {
                 seconds: active.started.elapsed().as_secs_f64(),
                 energies,
                 rung_of_replica,
-                swap_acceptance: accepted
-                    .iter()
-                    .zip(&attempts)
-                    .map(|(&a, &n)| (n > 0).then(|| a as f64 / n as f64))
-                    .collect(),
+                swap_acceptance: accepted.iter().zip(&attempts).map(|(&a, &n)| acceptance_rate(a, n)).collect(),
                 best_energy,
                 best,
             });
