@@ -78,10 +78,7 @@ pub fn verify(puzzle: &Grid, solution: &Grid) -> Result<(), String> {
 /// sets of cells: each unit of n cells then holds n different digits, all
 /// of them. A third of the work of folding every unit's digits.
 fn no_peer_shares_a_digit(solution: &Grid, sets: &CellSets) -> bool {
-    let mut holds = [0u128; CellSets::MAX_DIGITS + 1];
-    for (cell, &digit) in solution.cells.iter().enumerate() {
-        holds[digit as usize] |= 1 << cell;
-    }
+    let holds = CellSets::cells_by_digit(&solution.cells, solution.shape.n);
     solution.cells.iter().zip(&sets.peers).all(|(&digit, &peers)| peers & holds[digit as usize] == 0)
 }
 

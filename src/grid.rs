@@ -9,6 +9,8 @@
 use std::fmt;
 use std::sync::OnceLock;
 
+use wide::u8x16;
+
 /// Cell symbols in order; a board of side n uses the first n.
 pub const SYMBOLS: &[u8; 25] = b"123456789ABCDEFGHIJKLMNOP";
 /// The largest side (25×25, box side 5).
@@ -128,6 +130,27 @@ impl CellSets {
         let set = |cells: &Vec<usize>| cells.iter().fold(0u128, |set, &c| set | 1 << c);
         let units_of = cell_units.iter().map(|units| units.iter().fold(0u64, |set, &u| set | 1 << u)).collect();
         CellSets { units: unit_cells.iter().map(set).collect(), peers: peers.iter().map(set).collect(), units_of }
+    }
+
+    /// Per digit 0..=n of a board of at most 128 cells, the cells that
+    /// hold it (digit 0: the empty ones); a digit above n is in no set.
+    /// Sixteen cells at a time, one compare per digit: a loop over the
+    /// cells would write one of n + 1 words per cell, each write waiting
+    /// for the one before it to the same word.
+    pub fn cells_by_digit(cells: &[u8], n: usize) -> [u128; Self::MAX_DIGITS + 1] {
+        // Cells past the last hold a digit no board has.
+        let mut padded = [u8::MAX; 128];
+        padded[..cells.len()].copy_from_slice(cells);
+        let sixteens: [u8x16; 8] = bytemuck::cast(padded);
+        let mut by_digit = [0u128; Self::MAX_DIGITS + 1];
+        for (digit, set) in by_digit[..=n].iter_mut().enumerate() {
+            let digit = u8x16::splat(digit as u8);
+            *set = sixteens
+                .iter()
+                .enumerate()
+                .fold(0, |set, (k, sixteen)| set | (sixteen.simd_eq(digit).to_bitmask() as u128) << (16 * k));
+        }
+        by_digit
     }
 }
 
@@ -281,7 +304,11 @@ impl Grid {
     /// One symbol per cell, `.` for empty ones: what `Display` writes,
     /// without the formatter (records of easy collections are mostly this).
     pub fn text(&self) -> String {
-        let text: Vec<u8> = self.cells.iter().map(|&d| if d == 0 { b'.' } else { SYMBOLS[d as usize - 1] }).collect();
+        let text: Vec<u8> = match self.shape.n {
+            // Arithmetic rather than a table, so the compiler can do 16 cells at a time.
+            ..=9 => self.cells.iter().map(|&d| if d == 0 { b'.' } else { b'0' + d }).collect(),
+            _ => self.cells.iter().map(|&d| if d == 0 { b'.' } else { SYMBOLS[d as usize - 1] }).collect(),
+        };
         String::from_utf8(text).expect("symbols are ASCII")
     }
 

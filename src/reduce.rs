@@ -202,13 +202,7 @@ impl Boards<'_> {
 /// `None` on a contradiction, clues that conflict included.
 fn propagate_on_boards(grid: &Grid, sets: &CellSets) -> Option<Candidates> {
     let n = grid.shape.n;
-    // Per digit (0: the empty cells), the cells that hold it: one pass
-    // without a branch on the digit, which a random pattern of clues would
-    // mispredict at every other cell.
-    let mut by_digit = [0u128; MAX_DIGITS + 1];
-    for (cell, &digit) in grid.cells.iter().enumerate() {
-        by_digit[digit as usize] |= 1 << cell;
-    }
+    let by_digit = CellSets::cells_by_digit(&grid.cells, n);
     let mut boards = Boards {
         n,
         sets,
