@@ -15,14 +15,16 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::{mpsc, Arc};
 
+use wide::u8x16;
+
 use crate::error::{Error, PuzzleError};
 use crate::grid::{Grid, Shape, Variant, SYMBOLS};
 
 const NOT_A_CELL: u8 = u8::MAX;
 
-/// Each byte's value as a cell of the largest board: 1..=25 for the
+/// Each byte's value as a cell of the boards above 9×9: 1..=25 for the
 /// symbols (either case), 0 for `.`. A table because parsing reads every
-/// byte twice; `0` depends on the size: [`SMALL_CELL_VALUES`].
+/// byte twice; on smaller boards `0` is empty too.
 const CELL_VALUES: [u8; 256] = {
     let mut table = [NOT_A_CELL; 256];
     table[b'.' as usize] = 0;
@@ -35,32 +37,34 @@ const CELL_VALUES: [u8; 256] = {
     table
 };
 
-/// [`CELL_VALUES`] for boards of side at most 9, where `0` is empty too.
-const SMALL_CELL_VALUES: [u8; 256] = {
-    let mut table = CELL_VALUES;
-    table[b'0' as usize] = 0;
-    table
-};
-
-/// The value of each cell symbol on a board of side `n`: 1..=n, or 0 for
-/// empty; above `n` when the byte is no cell of that board.
-fn cell_values(n: usize) -> &'static [u8; 256] {
-    if n <= 9 {
-        &SMALL_CELL_VALUES
-    } else {
-        &CELL_VALUES
+/// How many bytes at the start of `text` are cell symbols. Sixteen at a
+/// time: `.`, a digit, or a letter `a`–`p` in either case.
+fn count_cells(text: &[u8]) -> usize {
+    let is_cell = |sixteen: u8x16| {
+        let digit = sixteen - u8x16::splat(b'0');
+        let letter = (sixteen | u8x16::splat(0x20)) - u8x16::splat(b'a');
+        let below = |x: u8x16, limit: u8| x.min(u8x16::splat(limit - 1)).simd_eq(x);
+        (sixteen.simd_eq(u8x16::splat(b'.')) | below(digit, 10) | below(letter, 16)).to_bitmask()
+    };
+    let mut chunks = text.chunks_exact(16);
+    let mut count = 0;
+    for chunk in chunks.by_ref() {
+        let cells = is_cell(u8x16::new(chunk.try_into().expect("16 bytes")));
+        if cells != 0xFFFF {
+            return count + cells.trailing_ones() as usize;
+        }
+        count += 16;
     }
-}
-
-/// Whether a byte can be a cell on some board.
-fn is_cell_symbol(byte: u8) -> bool {
-    CELL_VALUES[byte as usize] != NOT_A_CELL || byte == b'0'
+    // The last bytes, followed by zeros, which are no cell.
+    let mut sixteen = [0; 16];
+    sixteen[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    count + is_cell(u8x16::new(sixteen)).trailing_ones() as usize
 }
 
 /// Parses the leading cells of `text` as a grid of `variant`; their count
 /// (16, 81, 256, 625, or any n² for Latin squares) sets the size.
 pub fn parse_grid(text: &[u8], variant: Variant) -> Result<Grid, PuzzleError> {
-    let cells_given = text.iter().take_while(|&&b| is_cell_symbol(b)).count();
+    let cells_given = count_cells(text);
     let Some(shape) = Shape::for_cells(cells_given, variant) else {
         // Either the line ends where no size does, or a character is no cell.
         return match text.get(cells_given) {
@@ -68,9 +72,15 @@ pub fn parse_grid(text: &[u8], variant: Variant) -> Result<Grid, PuzzleError> {
             _ => Err(PuzzleError::BadLength { cells: cells_given, expected: Shape::lengths(variant) }),
         };
     };
-    let values = cell_values(shape.n);
-    let cells: Vec<u8> = text[..cells_given].iter().map(|&byte| values[byte as usize]).collect();
-    if let Some(cell) = cells.iter().position(|&value| value as usize > shape.n) {
+    let given = &text[..cells_given];
+    let cells: Vec<u8> = match shape.n {
+        // Arithmetic rather than the table, so the compiler can do 16 cells
+        // at a time: a letter, no cell of these boards, comes out above 9.
+        ..=9 => given.iter().map(|&byte| if byte == b'.' { 0 } else { byte.wrapping_sub(b'0') }).collect(),
+        _ => given.iter().map(|&byte| CELL_VALUES[byte as usize]).collect(),
+    };
+    if cells.iter().fold(0, |most, &value| most.max(value)) as usize > shape.n {
+        let cell = cells.iter().position(|&value| value as usize > shape.n).expect("a value above n");
         return Err(bad_char(text, cell, Some(shape.n)));
     }
     Ok(Grid { shape, cells })
@@ -235,7 +245,7 @@ fn is_inline(arg: &str) -> bool {
 fn starts_with_a_puzzle(arg: &str) -> bool {
     let text = arg.as_bytes();
     let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text).trim_ascii_start();
-    let cells = text.iter().take_while(|&&b| is_cell_symbol(b)).count();
+    let cells = count_cells(text);
     text[..cells].iter().any(|&b| b == b'.' || b.is_ascii_digit())
         && text.get(cells).is_none_or(|&b| is_comment_start(b))
 }
@@ -441,6 +451,22 @@ mod tests {
 
     fn entries(input: &str) -> Vec<Entry> {
         PuzzleReader::new(input.as_bytes(), Variant::Standard).map(Result::unwrap).collect()
+    }
+
+    /// The cells are the bytes with a value on some board, and `0`; each
+    /// byte tried at every place of a 16-byte block and of the rest.
+    #[test]
+    fn cells_are_counted_up_to_the_first_other_byte() {
+        for byte in 0..=255u8 {
+            let is_cell = CELL_VALUES[byte as usize] != NOT_A_CELL || byte == b'0';
+            for place in 0..40 {
+                let mut text = [b'7'; 40];
+                text[place] = byte;
+                let expected = if is_cell { 40 } else { place };
+                assert_eq!(count_cells(&text), expected, "byte {byte} at {place}");
+            }
+        }
+        assert_eq!(count_cells(b""), 0);
     }
 
     #[test]
