@@ -137,13 +137,15 @@ impl<I: Input> Intake<I> {
                 }
             }
         }
-        // `None`: the line is not a puzzle.
+        // `None`: the line is not a puzzle. Each puzzle's time runs from the
+        // end of the one before it in the same job: one clock read per
+        // puzzle, not two (a read costs some 3 % of an easy puzzle).
         let prepared: Vec<(Option<Prepared>, Duration)> = batch
             .par_iter()
-            .map(|(_, entry)| {
-                let start = Instant::now();
+            .map_init(Instant::now, |start, (_, entry)| {
                 let prepared = entry.grid.as_ref().ok().map(|puzzle| prepare(puzzle, settings));
-                (prepared, start.elapsed())
+                let end = Instant::now();
+                (prepared, end - std::mem::replace(start, end))
             })
             .collect();
         for ((sequence, entry), (prepared, prepare_time)) in batch.into_iter().zip(prepared) {
