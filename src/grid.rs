@@ -304,12 +304,18 @@ impl Grid {
     /// One symbol per cell, `.` for empty ones: what `Display` writes,
     /// without the formatter (records of easy collections are mostly this).
     pub fn text(&self) -> String {
-        let text: Vec<u8> = match self.shape.n {
-            // Arithmetic rather than a table, so the compiler can do 16 cells at a time.
-            ..=9 => self.cells.iter().map(|&d| if d == 0 { b'.' } else { b'0' + d }).collect(),
-            _ => self.cells.iter().map(|&d| if d == 0 { b'.' } else { SYMBOLS[d as usize - 1] }).collect(),
-        };
+        let mut text = Vec::with_capacity(self.cells.len());
+        self.write_text(&mut text);
         String::from_utf8(text).expect("symbols are ASCII")
+    }
+
+    /// [`Grid::text`] appended to `out`.
+    pub fn write_text(&self, out: &mut Vec<u8>) {
+        match self.shape.n {
+            // Arithmetic rather than a table, so the compiler can do 16 cells at a time.
+            ..=9 => out.extend(self.cells.iter().map(|&d| if d == 0 { b'.' } else { b'0' + d })),
+            _ => out.extend(self.cells.iter().map(|&d| if d == 0 { b'.' } else { SYMBOLS[d as usize - 1] })),
+        }
     }
 
     pub fn clue_count(&self) -> usize {

@@ -1,6 +1,8 @@
 //! Stage 6, report: one output line per input puzzle, plain or JSON lines,
 //! and the run's summary.
 
+use std::io::Write;
+
 use serde::Serialize;
 
 use crate::outcome::{Outcome, Status};
@@ -35,12 +37,26 @@ struct JsonRecord<'a> {
 
 /// The output line (without newline) for one puzzle.
 pub fn record(format: Format, entry: &Entry, outcome: &Outcome, backend: &str) -> String {
+    let mut line = Vec::new();
+    write_record(&mut line, format, entry, outcome, backend);
+    String::from_utf8(line).expect("records are UTF-8")
+}
+
+/// [`record`] appended to `out`: a solved puzzle's plain record, nearly
+/// every record of an easy collection, is written without an allocation.
+pub fn write_record(out: &mut Vec<u8>, format: Format, entry: &Entry, outcome: &Outcome, backend: &str) {
+    // Writing to a Vec cannot fail.
+    let text = &entry.text;
     match format {
         Format::Plain => match &outcome.status {
-            Status::Solved(grid) => grid.text(),
-            Status::Unsolved => format!("{} # unsolved", entry.text),
-            Status::Invalid(reason) => format!("{} # invalid: line {}: {reason}", entry.text, entry.line),
-            Status::Failed(reason) => format!("{} # error: line {}: {reason}", entry.text, entry.line),
+            Status::Solved(grid) => grid.write_text(out),
+            Status::Unsolved => write!(out, "{text} # unsolved").expect("a Vec takes any write"),
+            Status::Invalid(reason) => {
+                write!(out, "{text} # invalid: line {}: {reason}", entry.line).expect("a Vec takes any write")
+            }
+            Status::Failed(reason) => {
+                write!(out, "{text} # error: line {}: {reason}", entry.line).expect("a Vec takes any write")
+            }
         },
         Format::Jsonl => {
             let (status, solution, error) = match &outcome.status {
@@ -62,7 +78,7 @@ pub fn record(format: Format, entry: &Entry, outcome: &Outcome, backend: &str) -
                 backend,
                 error,
             };
-            serde_json::to_string(&json).expect("a record always serializes")
+            serde_json::to_writer(out, &json).expect("a record always serializes")
         }
     }
 }
