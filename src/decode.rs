@@ -2,6 +2,8 @@
 //! and the clues; it never looks at the model or an energy, so a bug there
 //! cannot make a wrong grid look solved.
 
+use wide::u8x16;
+
 use crate::grid::{symbol, CellSets, Grid};
 use crate::model::Model;
 
@@ -49,11 +51,7 @@ pub fn verify(puzzle: &Grid, solution: &Grid) -> Result<(), String> {
         return Err(format!("the solution is a {:?} grid, the puzzle a {:?} one", solution.shape, puzzle.shape));
     }
     let geometry = puzzle.geometry();
-    // Without a branch per cell: which cells hold clues is random, and a
-    // mispredicted branch costs more than the test (BENCHMARKS.md).
-    let wrong =
-        |(&digit, &clue): (&u8, &u8)| (digit == 0) | (digit as usize > geometry.n) | ((clue != 0) & (clue != digit));
-    if let Some(cell) = solution.cells.iter().zip(&puzzle.cells).position(wrong) {
+    if let Some(cell) = first_wrong_cell(puzzle, solution) {
         let (digit, clue) = (solution.cells[cell] as usize, puzzle.cells[cell] as usize);
         return Err(match digit {
             0 => format!("{} is empty", geometry.cell_name(cell)),
@@ -74,12 +72,34 @@ pub fn verify(puzzle: &Grid, solution: &Grid) -> Result<(), String> {
     Ok(())
 }
 
+/// The first cell that is empty, holds a digit above n, or changes a clue.
+/// Sixteen cells at a time and without a branch per cell: which cells hold
+/// clues is random, and a mispredicted branch costs more than the test
+/// (BENCHMARKS.md).
+fn first_wrong_cell(puzzle: &Grid, solution: &Grid) -> Option<usize> {
+    let n = solution.shape.n as u8;
+    let (zero, largest) = (u8x16::splat(0), u8x16::splat(n));
+    let sixteens = solution.cells.chunks_exact(16).zip(puzzle.cells.chunks_exact(16));
+    for (k, (digits, clues)) in sixteens.enumerate() {
+        let digits = u8x16::new(digits.try_into().expect("16 cells"));
+        let clues = u8x16::new(clues.try_into().expect("16 cells"));
+        let kept = clues.simd_eq(zero) | clues.simd_eq(digits);
+        let wrong = digits.simd_eq(zero) | !digits.min(largest).simd_eq(digits) | !kept;
+        if wrong.to_bitmask() != 0 {
+            return Some(16 * k + wrong.to_bitmask().trailing_zeros() as usize);
+        }
+    }
+    let wrong = |(&digit, &clue): (&u8, &u8)| (digit == 0) | (digit > n) | ((clue != 0) & (clue != digit));
+    let first = solution.cells.len() / 16 * 16;
+    solution.cells[first..].iter().zip(&puzzle.cells[first..]).position(wrong).map(|cell| first + cell)
+}
+
 /// Whether no cell of a complete grid shares its digit with a peer, on bit
 /// sets of cells: each unit of n cells then holds n different digits, all
 /// of them. A third of the work of folding every unit's digits.
 fn no_peer_shares_a_digit(solution: &Grid, sets: &CellSets) -> bool {
     let holds = CellSets::cells_by_digit(&solution.cells, solution.shape.n);
-    solution.cells.iter().zip(&sets.peers).all(|(&digit, &peers)| peers & holds[digit as usize] == 0)
+    solution.cells.iter().zip(sets.peers.iter()).all(|(&digit, &peers)| peers & holds[digit as usize] == 0)
 }
 
 #[cfg(test)]
@@ -105,6 +125,19 @@ mod tests {
         assert_eq!(verify(&Grid::empty(Shape::CLASSIC), &broken), Err("r1c1 holds 10, beyond 9".into()));
         broken.cells[0] = 0;
         assert_eq!(verify(&Grid::empty(Shape::CLASSIC), &broken), Err("r1c1 is empty".into()));
+        // Every place of a block of sixteen and of the cells after the last block.
+        let geometry = Shape::CLASSIC.geometry();
+        for cell in 0..81 {
+            let (mut broken, mut puzzle) = (solution.clone(), Grid::empty(Shape::CLASSIC));
+            broken.cells[cell] = 0;
+            let name = geometry.cell_name(cell);
+            assert_eq!(verify(&puzzle, &broken), Err(format!("{name} is empty")));
+            broken.cells[cell] = 10;
+            assert_eq!(verify(&puzzle, &broken), Err(format!("{name} holds 10, beyond 9")));
+            puzzle.cells[cell] = solution.cells[cell] % 9 + 1;
+            let (clue, digit) = (puzzle.cells[cell], solution.cells[cell]);
+            assert_eq!(verify(&puzzle, &solution), Err(format!("{name} changes clue {clue} to {digit}")));
+        }
         let x = Grid { shape: Shape { n: 9, variant: Variant::X }, cells: solution.cells.clone() };
         assert_eq!(verify(&Grid::empty(x.shape), &x), Err("the main diagonal repeats a digit".into()));
     }

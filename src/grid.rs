@@ -116,10 +116,12 @@ pub struct Geometry {
 #[derive(Debug)]
 pub struct CellSets {
     pub units: Vec<u128>,
-    pub peers: Vec<u128>,
+    /// Per cell, its peers; empty past the last cell. One entry per bit of
+    /// a cell set, so a cell taken from a set indexes it without a check.
+    pub peers: Box<[u128; 128]>,
     /// Per cell, its units as a bit set of unit indices (at most 3 × 11 + 2
-    /// units on such a board).
-    pub units_of: Vec<u64>,
+    /// units on such a board); empty past the last cell.
+    pub units_of: Box<[u64; 128]>,
 }
 
 impl CellSets {
@@ -128,8 +130,10 @@ impl CellSets {
 
     fn new(unit_cells: &[Vec<usize>], cell_units: &[Vec<usize>], peers: &[Vec<usize>]) -> CellSets {
         let set = |cells: &Vec<usize>| cells.iter().fold(0u128, |set, &c| set | 1 << c);
-        let units_of = cell_units.iter().map(|units| units.iter().fold(0u64, |set, &u| set | 1 << u)).collect();
-        CellSets { units: unit_cells.iter().map(set).collect(), peers: peers.iter().map(set).collect(), units_of }
+        let units_of =
+            std::array::from_fn(|c| cell_units.get(c).map_or(0, |units| units.iter().fold(0, |set, &u| set | 1 << u)));
+        let peers = std::array::from_fn(|c| peers.get(c).map_or(0, set));
+        CellSets { units: unit_cells.iter().map(set).collect(), peers: Box::new(peers), units_of: Box::new(units_of) }
     }
 
     /// Per digit 0..=n of a board of at most 128 cells, the cells that

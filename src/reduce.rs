@@ -114,8 +114,9 @@ struct Boards<'a> {
     /// Per digit, the units that do not hold it yet (bit `u`: unit `u`):
     /// the only ones a hidden single of it can lie in.
     open: [u64; MAX_DIGITS],
-    /// Each cell's digit 1..=n, 0 while it is free: the grid as it fills.
-    grid: Vec<u8>,
+    /// Each cell's digit 1..=n, 0 while it is free: the grid as it fills
+    /// (0 past the last cell).
+    grid: [u8; 128],
 }
 
 impl Boards<'_> {
@@ -125,7 +126,8 @@ impl Boards<'_> {
     fn place(&mut self, cells: u128, digit: usize) -> bool {
         let (mut peers, mut units, mut rest) = (0u128, 0u64, cells);
         while rest != 0 {
-            let cell = rest.trailing_zeros() as usize;
+            // Below 128, as the compiler sees from the mask: no bounds checks.
+            let cell = rest.trailing_zeros() as usize & 127;
             peers |= self.sets.peers[cell];
             units |= self.sets.units_of[cell];
             self.grid[cell] = digit as u8 + 1;
@@ -144,10 +146,10 @@ impl Boards<'_> {
         loop {
             // Free cells with one candidate; none with none.
             let (mut once, mut twice) = (0u128, 0u128);
-            for may in &mut self.may[..self.n] {
-                *may &= self.free;
-                twice |= once & *may;
-                once |= *may;
+            for may in &self.may[..self.n] {
+                let may = may & self.free;
+                twice |= once & may;
+                once |= may;
             }
             if self.free & !once != 0 {
                 return None;
@@ -209,8 +211,9 @@ fn propagate_on_boards(grid: &Grid, sets: &CellSets) -> Option<Candidates> {
         free: by_digit[0],
         may: [!0; MAX_DIGITS],
         open: [(1u64 << sets.units.len()) - 1; MAX_DIGITS],
-        grid: grid.cells.clone(),
+        grid: [0; 128],
     };
+    boards.grid[..grid.cells.len()].copy_from_slice(&grid.cells);
     // The clues, placed like any digit: false where two of a digit are peers.
     for (digit, &clues) in by_digit[1..=n].iter().enumerate() {
         boards.place(clues, digit).then_some(())?;
@@ -224,7 +227,8 @@ fn propagate_on_boards(grid: &Grid, sets: &CellSets) -> Option<Candidates> {
             may &= may - 1;
         }
     }
-    let candidates = Candidates { fixed: Grid { shape: grid.shape, cells: boards.grid }, masks };
+    let fixed = Grid { shape: grid.shape, cells: boards.grid[..grid.cells.len()].to_vec() };
+    let candidates = Candidates { fixed, masks };
     Some(candidates)
 }
 
@@ -362,14 +366,8 @@ mod tests {
     fn one_digit_placed_in_two_peers_is_refused() {
         let grid = Grid::empty(Shape { n: 4, variant: Variant::Standard });
         let sets = grid.geometry().cell_sets.as_ref().expect("16 cells");
-        let mut boards = Boards {
-            n: 4,
-            sets,
-            free: 0xFFFF,
-            may: [!0; MAX_DIGITS],
-            open: [!0; MAX_DIGITS],
-            grid: grid.cells.clone(),
-        };
+        let mut boards =
+            Boards { n: 4, sets, free: 0xFFFF, may: [!0; MAX_DIGITS], open: [!0; MAX_DIGITS], grid: [0; 128] };
         // r1c1 and r2c3 share no unit; r1c2 and r1c4 share row 1.
         assert!(boards.place(1 << 0 | 1 << 6, 0));
         assert!(!boards.place(1 << 1 | 1 << 3, 1));
