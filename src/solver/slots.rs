@@ -23,6 +23,10 @@ use crate::tempering::{acceptance_rate, Exchange, Ladder};
 /// Results waiting for their turn in input order: no more are read while
 /// this many wait.
 const MAX_PENDING: usize = 4096;
+/// Entries read and prepared at once, however few slots are empty: most
+/// puzzles of an easy collection never take a slot, and reading them one
+/// at a time cost two allocations and a parallel call each.
+const READ_AT_ONCE: usize = 64;
 
 /// A puzzle annealing in a slot.
 struct Active {
@@ -125,7 +129,7 @@ impl<'a> Slots<'a> {
                 // Wait for input only with nothing else to do: no puzzle
                 // annealing, no record to write first.
                 let wait = self.idle() && pending.is_empty();
-                if !intake.read(empty.len(), wait, self.settings, pending) {
+                if !intake.read(empty.len().max(READ_AT_ONCE), wait, self.settings, pending) {
                     break;
                 }
                 continue;
