@@ -9,12 +9,15 @@
 //! with the exact Boltzmann distribution and its energies with the
 //! model's. What differs:
 //!
-//! - Heat-bath weights are 16-bit: the best candidate of a cell of c
-//!   weighs `ONE_c = ⌊65535 / c⌋` (so a cell's weights sum within 16 bits),
-//!   one x above it `ONE_c · q^x`, q = exp(−1/T), from x's bits by
-//!   multiplying `q^(2^b)` (16-bit fixed point, rounded down). A candidate
-//!   below one part in `ONE_c` of the best (at T = 1.2, 12 weight units
-//!   above it) is never drawn.
+//! - Heat-bath weights are 15-bit: the best candidate of a cell of c
+//!   weighs `ONE_c = ⌊32767 / c⌋`, so a cell's weights and their running
+//!   sums stay positive in a signed 16-bit lane, where a compare is one
+//!   instruction. One x above it weighs `ONE_c · q^x`, q = exp(−1/T), from
+//!   x's bits: each multiplies by `q^(2^b)` where x has it and by
+//!   65535/65536 where not (16-bit fixed point, rounded down; an OR rather
+//!   than a select per bit, at most one unit lower per bit than the exact
+//!   product). A candidate below one part in `ONE_c` of the best (at
+//!   T = 1.2, about 11 weight units above it) is never drawn.
 //! - A candidate's energy leaves out the cell's own candidate without
 //!   writing the totals: only its own units hold it, so only its energy
 //!   changes, by −2 Σ w.
@@ -151,15 +154,16 @@ impl Group {
                 lowest = lowest.min(e);
             }
             // Heat-bath weights ONE_c · q^x, x = e − lowest, and their sum.
-            let one = u16x16::splat((65535 / count) as u16);
+            let one = u16x16::splat((32767 / count) as u16);
             let mut sum = u16x16::splat(0);
             for c in 0..count {
                 let x = (energies[c] - lowest).min(largest);
                 let mut mass = one;
                 for (b, &power) in self.powers[..bits].iter().enumerate() {
-                    let bit = Lanes::splat(1 << b);
-                    let set = unsigned((x & bit).simd_eq(bit));
-                    mass = set.select(mass.mul_keep_high(power), mass);
+                    // q^(2^b) where x has bit b, 65535 (one, less one part in 2^16) where not:
+                    // one OR where a select costs three (BENCHMARKS.md).
+                    let clear = unsigned((x & Lanes::splat(1 << b)).simd_eq(Lanes::splat(0)));
+                    mass = mass.mul_keep_high(power | clear);
                 }
                 masses[c] = mass;
                 sum += mass;
@@ -167,12 +171,12 @@ impl Group {
             // The first candidate whose running sum passes a uniform draw in
             // 0..sum: the number of running sums at or below the draw (they
             // only grow, and the last, the sum, is above it).
-            let draw = self.random.next().mul_keep_high(sum);
-            let (mut below, mut pick) = (u16x16::splat(0), Lanes::splat(0));
+            let draw = signed(self.random.next().mul_keep_high(sum));
+            let (mut below, mut pick) = (Lanes::splat(0), Lanes::splat(count as i16 - 1));
             for &mass in &masses[..count - 1] {
-                below += mass;
-                // The mask is −1 where the running sum is at or below the draw.
-                pick -= signed(!draw.simd_lt(below));
+                below += signed(mass);
+                // The mask is −1 where the running sum is above the draw.
+                pick += below.simd_gt(draw);
             }
             // The old candidate leaves its units, the new one joins its own;
             // often no chain changes its cell.
@@ -238,7 +242,7 @@ struct Puzzle {
 /// Bits of x that give a nonzero weight at the hottest of `q` (at least 1).
 fn bits(q: &[f64]) -> usize {
     let hottest = q.iter().copied().fold(0.0, f64::max);
-    let zero = (1..1u32 << X_BITS).find(|&x| 65535.0 * hottest.powi(x as i32) < 1.0).unwrap_or((1 << X_BITS) - 1);
+    let zero = (1..1u32 << X_BITS).find(|&x| 32767.0 * hottest.powi(x as i32) < 1.0).unwrap_or((1 << X_BITS) - 1);
     (u32::BITS - zero.leading_zeros()) as usize
 }
 
