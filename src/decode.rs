@@ -137,6 +137,9 @@ mod tests {
             puzzle.cells[cell] = solution.cells[cell] % 9 + 1;
             let (clue, digit) = (puzzle.cells[cell], solution.cells[cell]);
             assert_eq!(verify(&puzzle, &solution), Err(format!("{name} changes clue {clue} to {digit}")));
+            // A digit its peers hold, anywhere on the board, is seen.
+            broken.cells[cell] = solution.cells[cell] % 9 + 1;
+            assert!(verify(&Grid::empty(Shape::CLASSIC), &broken).is_err_and(|why| why.ends_with("repeats a digit")));
         }
         let x = Grid { shape: Shape { n: 9, variant: Variant::X }, cells: solution.cells.clone() };
         assert_eq!(verify(&Grid::empty(x.shape), &x), Err("the main diagonal repeats a digit".into()));
