@@ -267,7 +267,9 @@ pub fn open_input(arg: &str) -> Result<InputReader, Error> {
     if file.metadata().map_err(open_error)?.is_dir() {
         return Err(open_error(io::ErrorKind::IsADirectory.into()));
     }
-    Ok(BufReader::new(Box::new(file)))
+    // 64 KiB a read: fewer system calls, and fewer chunks handed over by
+    // the reading thread, which hands one over whenever a read is due.
+    Ok(BufReader::with_capacity(1 << 16, Box::new(file)))
 }
 
 /// Opens every input once, so a missing or unreadable one stops a run
