@@ -43,6 +43,9 @@ pub const CHAINS_PER_GROUP: usize = 16;
 /// Bits of x = e − e_min a heat-bath weight is computed from: x ≥ 2¹⁰
 /// weighs what x = 2¹⁰ − 1 does, below one part in 2¹⁶ at any T ≤ 90.
 const X_BITS: usize = 10;
+/// The most a cell's heat-bath weights sum to: 15 bits, so the draw's
+/// running sums stay positive in a signed 16-bit lane.
+const WEIGHT_SUM: u16 = 32767;
 
 /// 16 lanes of the chains' 16-bit numbers.
 type Lanes = i16x16;
@@ -154,7 +157,7 @@ impl Group {
                 lowest = lowest.min(e);
             }
             // Heat-bath weights ONE_c · q^x, x = e − lowest, and their sum.
-            let one = u16x16::splat((32767 / count) as u16);
+            let one = u16x16::splat(WEIGHT_SUM / count as u16);
             let mut sum = u16x16::splat(0);
             for c in 0..count {
                 let x = (energies[c] - lowest).min(largest);
@@ -170,7 +173,8 @@ impl Group {
             }
             // The first candidate whose running sum passes a uniform draw in
             // 0..sum: the number of running sums at or below the draw (they
-            // only grow, and the last, the sum, is above it).
+            // only grow, and the last, the sum, is above it), counted as
+            // count − 1 less those above it.
             let draw = signed(self.random.next().mul_keep_high(sum));
             let (mut below, mut pick) = (Lanes::splat(0), Lanes::splat(count as i16 - 1));
             for &mass in &masses[..count - 1] {
@@ -242,7 +246,8 @@ struct Puzzle {
 /// Bits of x that give a nonzero weight at the hottest of `q` (at least 1).
 fn bits(q: &[f64]) -> usize {
     let hottest = q.iter().copied().fold(0.0, f64::max);
-    let zero = (1..1u32 << X_BITS).find(|&x| 32767.0 * hottest.powi(x as i32) < 1.0).unwrap_or((1 << X_BITS) - 1);
+    let zero =
+        (1..1u32 << X_BITS).find(|&x| WEIGHT_SUM as f64 * hottest.powi(x as i32) < 1.0).unwrap_or((1 << X_BITS) - 1);
     (u32::BITS - zero.leading_zeros()) as usize
 }
 
