@@ -77,21 +77,26 @@ pub fn verify(puzzle: &Grid, solution: &Grid) -> Result<(), String> {
 /// clues is random, and a mispredicted branch costs more than the test
 /// (BENCHMARKS.md).
 fn first_wrong_cell(puzzle: &Grid, solution: &Grid) -> Option<usize> {
-    let n = solution.shape.n as u8;
-    let (zero, largest) = (u8x16::splat(0), u8x16::splat(n));
-    let sixteens = solution.cells.chunks_exact(16).zip(puzzle.cells.chunks_exact(16));
-    for (k, (digits, clues)) in sixteens.enumerate() {
-        let digits = u8x16::new(digits.try_into().expect("16 cells"));
-        let clues = u8x16::new(clues.try_into().expect("16 cells"));
+    let n = u8x16::splat(solution.shape.n as u8);
+    let wrong = |digits: [u8; 16], clues: [u8; 16]| {
+        let (digits, clues, zero) = (u8x16::new(digits), u8x16::new(clues), u8x16::splat(0));
         let kept = clues.simd_eq(zero) | clues.simd_eq(digits);
-        let wrong = digits.simd_eq(zero) | !digits.min(largest).simd_eq(digits) | !kept;
-        if wrong.to_bitmask() != 0 {
-            return Some(16 * k + wrong.to_bitmask().trailing_zeros() as usize);
+        (digits.simd_eq(zero) | !digits.min(n).simd_eq(digits) | !kept).to_bitmask()
+    };
+    let (mut digits, mut clues) = (solution.cells.chunks_exact(16), puzzle.cells.chunks_exact(16));
+    for (k, (sixteen, their_clues)) in digits.by_ref().zip(clues.by_ref()).enumerate() {
+        let found = wrong(sixteen.try_into().expect("16 cells"), their_clues.try_into().expect("16 cells"));
+        if found != 0 {
+            return Some(16 * k + found.trailing_zeros() as usize);
         }
     }
-    let wrong = |(&digit, &clue): (&u8, &u8)| (digit == 0) | (digit > n) | ((clue != 0) & (clue != digit));
-    let first = solution.cells.len() / 16 * 16;
-    solution.cells[first..].iter().zip(&puzzle.cells[first..]).position(wrong).map(|cell| first + cell)
+    // The last cells, followed by digit 1 under no clue, which is never wrong.
+    let (rest, first) = (digits.remainder(), solution.cells.len() - digits.remainder().len());
+    let (mut last, mut last_clues) = ([1; 16], [0; 16]);
+    last[..rest.len()].copy_from_slice(rest);
+    last_clues[..rest.len()].copy_from_slice(clues.remainder());
+    let found = wrong(last, last_clues);
+    (found != 0).then(|| first + found.trailing_zeros() as usize)
 }
 
 /// Whether no cell of a complete grid shares its digit with a peer, on bit
