@@ -25,7 +25,7 @@ pub enum BackendKind {
     Cpu,
     /// 128 ladders in the bits of each SSE2 register (`bitsliced/`).
     CpuBits,
-    /// Cell moves, 16 chains in the 16-bit lanes of each vector (`lanes.rs`).
+    /// Cell moves, 32 chains in the 16-bit lanes of a vector (`lanes/`).
     CpuLanes,
     /// `shaders/spins.wgsl` through wgpu; its twin is `cpu`.
     Gpu,
@@ -113,7 +113,7 @@ impl BackendKind {
         match self {
             BackendKind::Cpu => "the reference: one replica at a time per core, the GPU's twin",
             BackendKind::CpuBits => "the CPU with 128 ladders in the bits of each SSE2 register (multi-spin coding)",
-            BackendKind::CpuLanes => "the CPU with 16 chains in the 16-bit lanes of each vector: cell moves only",
+            BackendKind::CpuLanes => "the CPU with 32 chains in the 16-bit lanes of a vector: cell moves only",
             BackendKind::Gpu => "the GPU, a replica per 32 invocations (twin: cpu)",
             BackendKind::GpuBits => "the GPU with 32 replicas in the bits of each u32 (twin: bits32)",
             BackendKind::Bits32 => "gpu-bits' twin on the CPU: its random numbers and arithmetic",

@@ -1,8 +1,9 @@
 //! The `cpu-lanes` backend: cell moves with per-chain weights, fast on the
-//! CPU. Sixteen chains of a puzzle sweep in lockstep, one per 16-bit lane
-//! of a vector (`i16x16`: one AVX2 register, two SSE2 ones), so each chain
-//! keeps its own candidates, constraint totals and weights while every
-//! operation serves all sixteen.
+//! CPU. Thirty-two chains of a puzzle sweep in lockstep, one per 16-bit
+//! lane of a vector (`vector.rs`: two AVX2 registers, four SSE2 ones), so
+//! each chain keeps its own candidates, constraint totals and weights while
+//! every operation serves all of them. The sweep is compiled for AVX2 as
+//! well as for any x86-64, and the CPU picks at run time.
 //!
 //! It runs the dynamics of `cpu/cells.rs` (docs/DESIGN.md §4) with its own
 //! arithmetic and random numbers, so it is no twin: its tests compare it
@@ -27,19 +28,21 @@
 use std::ops::Range;
 
 use rayon::prelude::*;
-use wide::{i16x16, i32x16, u16x16, u64x4};
 
 use super::kind::BackendKind;
 use super::slots::{Chains, Slots};
 use super::tables::CellTable;
 use super::{Backend, Layout, Problem};
-use crate::dynamics::{Weights, HEAT_BATH_ONE};
+use crate::dynamics::{AdaptiveWeights, Weights, HEAT_BATH_ONE};
 use crate::error::Result;
 use crate::grid::Shape;
 use crate::rng::{attempt_random, stream_key, sweep_key, INITIAL_STATE_SWEEP};
 
-/// Chains per group, one per lane.
-pub const CHAINS_PER_GROUP: usize = 16;
+mod vector;
+
+pub use vector::LANES as CHAINS_PER_GROUP;
+use vector::{Lanes, Random};
+
 /// Bits of x = e − e_min a heat-bath weight is computed from: x ≥ 2¹⁰
 /// weighs what x = 2¹⁰ − 1 does, below one part in 2¹⁶ at any T ≤ 90.
 const X_BITS: usize = 10;
@@ -47,45 +50,16 @@ const X_BITS: usize = 10;
 /// running sums stay positive in a signed 16-bit lane.
 const WEIGHT_SUM: u16 = 32767;
 
-/// 16 lanes of the chains' 16-bit numbers.
-type Lanes = i16x16;
-
-fn unsigned(v: Lanes) -> u16x16 {
-    bytemuck::cast(v)
+/// The group's random numbers, seeded from its counter-based stream.
+fn random(stream: u32) -> Random {
+    let key = sweep_key(stream, INITIAL_STATE_SWEEP);
+    Random::new(|i| {
+        let i = i as u32;
+        (attempt_random(key, 2 * i) as u64) << 32 | attempt_random(key, 2 * i + 1) as u64
+    })
 }
 
-fn signed(v: u16x16) -> Lanes {
-    bytemuck::cast(v)
-}
-
-/// xorshift128+ on four 64-bit lanes: 256 random bits a step, 16 per chain.
-#[derive(Debug, Clone)]
-struct Random {
-    s0: u64x4,
-    s1: u64x4,
-}
-
-impl Random {
-    /// Seeded from the counter-based stream of the group.
-    fn new(stream: u32) -> Random {
-        let key = sweep_key(stream, INITIAL_STATE_SWEEP);
-        let word = |i: u32| (attempt_random(key, 2 * i) as u64) << 32 | attempt_random(key, 2 * i + 1) as u64;
-        let (s0, s1) = (std::array::from_fn(|i| word(i as u32)), std::array::from_fn(|i| word(4 + i as u32) | 1));
-        Random { s0: u64x4::new(s0), s1: u64x4::new(s1) }
-    }
-
-    fn next(&mut self) -> u16x16 {
-        let (mut t, s) = (self.s0, self.s1);
-        self.s0 = s;
-        t ^= t << 23;
-        t ^= t >> 17;
-        t ^= s ^ (s >> 26);
-        self.s1 = t;
-        bytemuck::cast(t + s)
-    }
-}
-
-/// Sixteen chains of a slot.
+/// The chains of one slot that share a vector, one per lane.
 #[derive(Debug, Clone)]
 struct Group {
     /// Per constraint k, `t_k` of each chain (those of cells unused).
@@ -95,22 +69,35 @@ struct Group {
     /// Per free cell, the index of the candidate each chain's cell holds.
     choice: Vec<Lanes>,
     random: Random,
-    /// `powers[b]` = q^(2^b) of each chain's rung, 16-bit, rounded down.
-    powers: [u16x16; X_BITS],
+    /// `powers[b]` = q^(2^b) of each chain's rung, unsigned 16-bit, rounded down.
+    powers: [Lanes; X_BITS],
+}
+
+/// What every sweep of a call shares.
+#[derive(Debug, Clone)]
+struct Sweeps<'a> {
+    table: &'a CellTable,
+    units: &'a [u16],
+    /// Bits of x that can give a nonzero weight.
+    bits: usize,
+    /// The adaptive rule, if the weights adapt.
+    rule: Option<AdaptiveWeights>,
+    /// The sweeps' numbers (relaxing ones are multiples of `relax_every`, counted from 1).
+    numbers: Range<u32>,
 }
 
 impl Group {
     /// Each chain's cells hold random candidates; every unit weighs the initial weight.
     fn random(table: &CellTable, weights: Weights, stream: u32) -> Group {
-        let mut random = Random::new(stream);
+        let mut random = random(stream);
         let constraints = table.fixed_ones.len();
         let mut totals: Vec<Lanes> = table.fixed_ones.iter().map(|&t| Lanes::splat(t as i16)).collect();
         let choice: Vec<Lanes> = (0..table.len())
             .map(|i| {
-                let count = table.candidates(i).len() as u16;
-                let choice = signed(random.next().mul_keep_high(u16x16::splat(count)));
+                let count = table.candidates(i).len() as i16;
+                let choice = random.next().mul_high_unsigned(Lanes::splat(count));
                 for (c, j) in table.candidates(i).enumerate() {
-                    let holds = choice.simd_eq(Lanes::splat(c as i16));
+                    let holds = choice.eq_mask(Lanes::splat(c as i16));
                     for &k in table.units_of(j) {
                         totals[k as usize] -= holds;
                     }
@@ -121,22 +108,58 @@ impl Group {
         totals[table.padding as usize] = Lanes::splat(0);
         let mut all_weights = vec![Lanes::splat(weights.initial() as i16); constraints];
         all_weights[table.padding as usize] = Lanes::splat(0);
-        Group { totals, weights: all_weights, choice, random, powers: [u16x16::splat(0); X_BITS] }
+        Group { totals, weights: all_weights, choice, random, powers: [Lanes::splat(0); X_BITS] }
     }
 
-    /// Each chain's q^(2^b) for its rung; `q[l]` is lane l's q in 16-bit fixed point.
-    fn set_rungs(&mut self, q: [f64; CHAINS_PER_GROUP]) {
+    /// Each chain's q^(2^b) for its rung.
+    fn set_rungs(&mut self, rungs: &[u32], rung_powers: &[[i16; X_BITS]]) {
         for (b, power) in self.powers.iter_mut().enumerate() {
-            let lanes = q.map(|q| (65536.0 * q.powi(1 << b)).floor().min(65535.0) as u16);
-            *power = u16x16::new(lanes);
+            *power = Lanes(std::array::from_fn(|l| rungs.get(l).map_or(0, |&r| rung_powers[r as usize][b])));
+        }
+    }
+
+    /// The sweeps of one call, compiled for AVX2 where the CPU has it: the
+    /// same arithmetic, so the same chains, in half the instructions of
+    /// SSE2 (BENCHMARKS.md). AVX-512 measured no faster.
+    fn run(&mut self, sweeps: Sweeps) {
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("avx2") {
+            // SAFETY: `run_avx2` needs AVX2 and nothing else, and the CPU has it.
+            #[allow(unsafe_code)]
+            return unsafe { self.run_avx2(sweeps) };
+        }
+        self.run_on_any(sweeps)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn run_avx2(&mut self, sweeps: Sweeps) {
+        self.run_on_any(sweeps)
+    }
+
+    #[inline(always)]
+    fn run_on_any(&mut self, sweeps: Sweeps) {
+        for s in sweeps.numbers {
+            match sweeps.table.unit_width {
+                2 => self.sweep::<2>(sweeps.table, sweeps.bits),
+                3 => self.sweep::<3>(sweeps.table, sweeps.bits),
+                4 => self.sweep::<4>(sweeps.table, sweeps.bits),
+                5 => self.sweep::<5>(sweeps.table, sweeps.bits),
+                width => unreachable!("no board has candidates in {width} units"),
+            }
+            if let Some(rule) = sweeps.rule {
+                let relax = (s + 1).is_multiple_of(rule.relax_every);
+                self.adapt(sweeps.units, rule.base as i16, rule.cap as i16, relax);
+            }
         }
     }
 
     /// One sweep of cell moves. `W` unit constraints per candidate.
+    #[inline(always)]
     fn sweep<const W: usize>(&mut self, table: &CellTable, bits: usize) {
         let (totals, weights) = (&mut self.totals, &self.weights);
         let mut energies = [Lanes::splat(0); crate::grid::MAX_N];
-        let mut masses = [u16x16::splat(0); crate::grid::MAX_N];
+        let mut masses = [Lanes::splat(0); crate::grid::MAX_N];
         let largest = Lanes::splat(((1 << bits) - 1) as i16);
         for (i, choice) in self.choice.iter_mut().enumerate() {
             let candidates = table.candidates(i);
@@ -148,25 +171,25 @@ impl Group {
                 let units: &[u16; W] = table.units_of(j).try_into().expect("W units a candidate");
                 let (mut held, mut weight) = (Lanes::splat(0), Lanes::splat(0));
                 for &k in units {
-                    held += weights[k as usize] * totals[k as usize];
+                    held += weights[k as usize].mul(totals[k as usize]);
                     weight += weights[k as usize];
                 }
-                let own = current.simd_eq(Lanes::splat(c as i16));
-                let e = ((held - (own & weight)) << 1u32) - weight;
+                let own = current.eq_mask(Lanes::splat(c as i16));
+                let e = (held - (own & weight)).double() - weight;
                 energies[c] = e;
                 lowest = lowest.min(e);
             }
             // Heat-bath weights ONE_c · q^x, x = e − lowest, and their sum.
-            let one = u16x16::splat(WEIGHT_SUM / count as u16);
-            let mut sum = u16x16::splat(0);
+            let one = Lanes::splat((WEIGHT_SUM / count as u16) as i16);
+            let mut sum = Lanes::splat(0);
             for c in 0..count {
                 let x = (energies[c] - lowest).min(largest);
                 let mut mass = one;
                 for (b, &power) in self.powers[..bits].iter().enumerate() {
                     // q^(2^b) where x has bit b, 65535 (one, less one part in 2^16) where not:
                     // one OR where a select costs three (BENCHMARKS.md).
-                    let clear = unsigned((x & Lanes::splat(1 << b)).simd_eq(Lanes::splat(0)));
-                    mass = mass.mul_keep_high(power | clear);
+                    let clear = (x & Lanes::splat(1 << b)).eq_mask(Lanes::splat(0));
+                    mass = mass.mul_high_unsigned(power | clear);
                 }
                 masses[c] = mass;
                 sum += mass;
@@ -175,22 +198,22 @@ impl Group {
             // 0..sum: the number of running sums at or below the draw (they
             // only grow, and the last, the sum, is above it), counted as
             // count − 1 less those above it.
-            let draw = signed(self.random.next().mul_keep_high(sum));
+            let draw = self.random.next().mul_high_unsigned(sum);
             let (mut below, mut pick) = (Lanes::splat(0), Lanes::splat(count as i16 - 1));
             for &mass in &masses[..count - 1] {
-                below += signed(mass);
+                below += mass;
                 // The mask is −1 where the running sum is above the draw.
-                pick += below.simd_gt(draw);
+                pick += below.gt_mask(draw);
             }
             // The old candidate leaves its units, the new one joins its own;
             // often no chain changes its cell.
-            if !pick.simd_eq(current).all() {
+            if !pick.eq_mask(current).all() {
                 for (c, j) in candidates.enumerate() {
                     let (joins, leaves) =
-                        (pick.simd_eq(Lanes::splat(c as i16)), current.simd_eq(Lanes::splat(c as i16)));
+                        (pick.eq_mask(Lanes::splat(c as i16)), current.eq_mask(Lanes::splat(c as i16)));
                     // Masks are −1 where set: +1 where it joins, −1 where it leaves.
                     let delta = leaves - joins;
-                    if (joins ^ leaves).any() {
+                    if delta.any() {
                         for &k in table.units_of(j) {
                             totals[k as usize] += delta;
                         }
@@ -204,30 +227,37 @@ impl Group {
 
     /// After a sweep: +1 on each violated unit up to `cap`, and on a
     /// relaxing sweep −1 on each weight above `base`.
-    fn adapt(&mut self, units: Range<usize>, base: i16, cap: i16, relax: bool) {
+    #[inline(always)]
+    fn adapt(&mut self, units: &[u16], base: i16, cap: i16, relax: bool) {
         let (one, base, cap) = (Lanes::splat(1), Lanes::splat(base), Lanes::splat(cap));
-        for (t, w) in self.totals[units.clone()].iter().zip(&mut self.weights[units]) {
+        for &k in units {
+            let (t, w) = (self.totals[k as usize], &mut self.weights[k as usize]);
             // + 1, less 1 where the unit holds (its mask is −1 there).
-            let mut grown = (*w + one + t.simd_eq(one)).min(cap);
+            let mut grown = (*w + one + t.eq_mask(one)).min(cap);
             if relax {
-                grown += grown.simd_gt(base);
+                grown += grown.gt_mask(base);
             }
             *w = grown;
         }
     }
 
     /// Each chain's Σ_k w_k (1 − t_k)² over `units`.
-    fn energies(&self, units: Range<usize>) -> [i32; CHAINS_PER_GROUP] {
-        let mut sum = i32x16::splat(0);
-        for (t, w) in self.totals[units.clone()].iter().zip(&self.weights[units]) {
-            let missing = Lanes::splat(1) - *t;
-            sum += w.widening_mul(missing * missing);
+    fn energies(&self, units: &[u16]) -> [i32; CHAINS_PER_GROUP] {
+        let mut sum = [0; CHAINS_PER_GROUP];
+        for &k in units {
+            let (t, w) = (self.totals[k as usize], self.weights[k as usize]);
+            let missing = Lanes::splat(1) - t;
+            // At most 16 · 8² (cap, a unit's total at most 9), so 16 bits hold it.
+            let term = w.mul(missing.mul(missing));
+            for (sum, &term) in sum.iter_mut().zip(&term.0) {
+                *sum += term as i32;
+            }
         }
-        sum.to_array()
+        sum
     }
 
     fn lane(&self, v: &[Lanes], lane: usize) -> Vec<i16> {
-        v.iter().map(|x| x.as_array()[lane]).collect()
+        v.iter().map(|x| x.0[lane]).collect()
     }
 }
 
@@ -235,50 +265,58 @@ impl Group {
 #[derive(Debug, Clone)]
 struct Puzzle {
     table: CellTable,
+    /// The unit constraints a chain can violate: those with a candidate,
+    /// and any a fixed cell already breaks. Each other unit holds once
+    /// forever, so its weight stays at the base and its energy at 0.
+    units: Vec<u16>,
     weights: Weights,
-    /// Each rung's q = exp(−1/T), from its heat-bath row.
-    q: Vec<f64>,
+    /// Each rung's q^(2^b), q = exp(−1/T), unsigned 16-bit, rounded down.
+    rung_powers: Vec<[i16; X_BITS]>,
+    /// Each rung's bits of x that can give a nonzero weight.
+    rung_bits: Vec<usize>,
     groups: Vec<Group>,
     spins: usize,
     sweeps_done: u32,
 }
 
-/// Bits of x that give a nonzero weight at the hottest of `q` (at least 1).
-fn bits(q: &[f64]) -> usize {
-    let hottest = q.iter().copied().fold(0.0, f64::max);
-    let zero =
-        (1..1u32 << X_BITS).find(|&x| WEIGHT_SUM as f64 * hottest.powi(x as i32) < 1.0).unwrap_or((1 << X_BITS) - 1);
+/// q^(2^b) for b < `X_BITS`, in 16-bit fixed point rounded down.
+fn powers(q: f64) -> [i16; X_BITS] {
+    std::array::from_fn(|b| (65536.0 * q.powi(1 << b)).floor().min(65535.0) as u16 as i16)
+}
+
+/// Bits of x that give a nonzero weight at `q` (at least 1).
+fn bits(q: f64) -> usize {
+    let zero = (1..1u32 << X_BITS).find(|&x| WEIGHT_SUM as f64 * q.powi(x as i32) < 1.0).unwrap_or((1 << X_BITS) - 1);
     (u32::BITS - zero.leading_zeros()) as usize
+}
+
+/// The unit constraints of `table` that a chain can violate.
+fn violable_units(table: &CellTable) -> Vec<u16> {
+    let mut has_candidate = vec![false; table.fixed_ones.len()];
+    for &k in &table.units {
+        has_candidate[k as usize] = true;
+    }
+    table.unit_constraints().filter(|&k| has_candidate[k] || table.fixed_ones[k] != 1).map(|k| k as u16).collect()
 }
 
 impl Chains for Puzzle {
     fn sweep(&mut self, rung_of_replica: &[u32], count: u32) {
-        let Puzzle { table, weights, q, groups, sweeps_done, .. } = self;
-        let (first, units, weights) = (*sweeps_done, table.unit_constraints(), *weights);
+        let Puzzle { table, units, weights, rung_powers, rung_bits, groups, sweeps_done, .. } = self;
+        let (first, weights) = (*sweeps_done, *weights);
+        let rule = match weights {
+            Weights::Adaptive(rule) => Some(rule),
+            Weights::Fixed => None,
+        };
         groups.par_iter_mut().zip(rung_of_replica.par_chunks(CHAINS_PER_GROUP)).for_each(|(group, rungs)| {
-            let lanes = std::array::from_fn(|l| rungs.get(l).map_or(0.0, |&r| q[r as usize]));
-            group.set_rungs(lanes);
-            let bits = bits(&lanes);
-            for s in first..first + count {
-                match table.unit_width {
-                    2 => group.sweep::<2>(table, bits),
-                    3 => group.sweep::<3>(table, bits),
-                    4 => group.sweep::<4>(table, bits),
-                    5 => group.sweep::<5>(table, bits),
-                    width => unreachable!("no board has candidates in {width} units"),
-                }
-                if let Weights::Adaptive(rule) = weights {
-                    let relax = (s + 1).is_multiple_of(rule.relax_every);
-                    group.adapt(units.clone(), rule.base as i16, rule.cap as i16, relax);
-                }
-            }
+            group.set_rungs(rungs, rung_powers);
+            let bits = rungs.iter().map(|&r| rung_bits[r as usize]).max().unwrap_or(1);
+            group.run(Sweeps { table, units, bits, rule, numbers: first..first + count });
         });
         *sweeps_done += count;
     }
 
     fn energies(&self) -> Vec<i32> {
-        let units = self.table.unit_constraints();
-        self.groups.iter().flat_map(|g| g.energies(units.clone())).collect()
+        self.groups.iter().flat_map(|g| g.energies(&self.units)).collect()
     }
 
     fn spins(&self, replica: usize) -> Vec<u8> {
@@ -334,12 +372,15 @@ impl Backend for LanesBackend {
         let weights = problem.dynamics.weights;
         let rungs = problem.table.len() / problem.table_len.max(1);
         // The heat-bath row's second entry is HEAT_BATH_ONE · q.
-        let q = (0..rungs).map(|r| problem.row(r).get(1).map_or(0.0, |&w| w as f64 / HEAT_BATH_ONE as f64)).collect();
+        let q: Vec<f64> =
+            (0..rungs).map(|r| problem.row(r).get(1).map_or(0.0, |&w| w as f64 / HEAT_BATH_ONE as f64)).collect();
+        let (rung_powers, rung_bits) = (q.iter().map(|&q| powers(q)).collect(), q.iter().map(|&q| bits(q)).collect());
         let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
             .map(|g| Group::random(&table, weights, stream_key(problem.seed, g as u32)))
             .collect();
         let spins = problem.model.len();
-        self.slots.load(slot, Puzzle { table, weights, q, groups, spins, sweeps_done: 0 });
+        let units = violable_units(&table);
+        self.slots.load(slot, Puzzle { table, units, weights, rung_powers, rung_bits, groups, spins, sweeps_done: 0 });
         Ok(())
     }
 
@@ -363,5 +404,42 @@ impl Backend for LanesBackend {
 
     fn weights(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
         self.slots.read(replicas, Puzzle::weights)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Variant;
+    use crate::model::Model;
+    use crate::puzzle::parse_grid;
+    use crate::reduce::{reduce, Reduce};
+
+    /// The sweep `run` picks (compiled for AVX2 where the CPU has it) leaves
+    /// every chain as the one compiled for any x86-64 does, bit for bit, at
+    /// two temperatures in alternate lanes.
+    #[test]
+    fn the_sweep_for_this_cpu_equals_the_sweep_for_any() {
+        let inkala = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
+        let grid = parse_grid(inkala.as_bytes(), Variant::Standard).unwrap();
+        let model = Model::build(&reduce(&grid, Reduce::Clues).unwrap()).unwrap();
+        let (table, rule) = (CellTable::new(&model), AdaptiveWeights::DEFAULT);
+        let units = violable_units(&table);
+        let q = [(-1.0f64 / 1.2).exp(), (-1.0f64 / 0.8).exp()];
+        let rungs: Vec<u32> = (0..CHAINS_PER_GROUP as u32).map(|l| l % 2).collect();
+        let mut for_any = Group::random(&table, Weights::Adaptive(rule), 7);
+        for_any.set_rungs(&rungs, &q.map(powers));
+        let mut for_this = for_any.clone();
+        let sweeps = Sweeps { table: &table, units: &units, bits: bits(q[0]), rule: Some(rule), numbers: 0..40 };
+        for_any.run_on_any(sweeps.clone());
+        for_this.run(sweeps);
+        #[cfg(target_arch = "x86_64")]
+        if !is_x86_feature_detected!("avx2") {
+            eprintln!("this CPU has no AVX2: both ran the sweep for any x86-64");
+        }
+        assert_ne!(for_any.choice, Group::random(&table, Weights::Adaptive(rule), 7).choice, "the chains moved");
+        assert!(for_this.choice == for_any.choice, "the chains' candidates differ");
+        assert!(for_this.totals == for_any.totals, "the chains' totals differ");
+        assert!(for_this.weights == for_any.weights, "the chains' weights differ");
     }
 }
