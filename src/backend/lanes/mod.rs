@@ -69,6 +69,8 @@ struct Group {
     /// Per free cell, the index of the candidate each chain's cell holds.
     choice: Vec<Lanes>,
     random: Random,
+    /// A sweep's uniform draws, one per free cell, made before it.
+    draws: Vec<Lanes>,
     /// `powers[b]` = q^(2^b) of each chain's rung, unsigned 16-bit, rounded down.
     powers: [Lanes; X_BITS],
 }
@@ -108,7 +110,8 @@ impl Group {
         totals[table.padding as usize] = Lanes::splat(0);
         let mut all_weights = vec![Lanes::splat(weights.initial() as i16); constraints];
         all_weights[table.padding as usize] = Lanes::splat(0);
-        Group { totals, weights: all_weights, choice, random, powers: [Lanes::splat(0); X_BITS] }
+        let draws = vec![Lanes::splat(0); table.len()];
+        Group { totals, weights: all_weights, choice, random, draws, powers: [Lanes::splat(0); X_BITS] }
     }
 
     /// Each chain's q^(2^b) for its rung.
@@ -161,7 +164,13 @@ impl Group {
         let mut energies = [Lanes::splat(0); crate::grid::MAX_N];
         let mut masses = [Lanes::splat(0); crate::grid::MAX_N];
         let largest = Lanes::splat(((1 << bits) - 1) as i16);
-        for (i, choice) in self.choice.iter_mut().enumerate() {
+        // Drawn ahead, in the order the cells use them: drawn inside the
+        // loop, the compiler merged the generator's 64-bit words into the
+        // draw's multiply with some forty shuffles a cell (BENCHMARKS.md).
+        for draw in &mut self.draws {
+            *draw = self.random.next();
+        }
+        for ((i, choice), &uniform) in self.choice.iter_mut().enumerate().zip(&self.draws) {
             let candidates = table.candidates(i);
             let count = candidates.len();
             let current = *choice;
@@ -198,26 +207,23 @@ impl Group {
             // 0..sum: the number of running sums at or below the draw (they
             // only grow, and the last, the sum, is above it), counted as
             // count − 1 less those above it.
-            let draw = self.random.next().mul_high_unsigned(sum);
+            let draw = uniform.mul_high_unsigned(sum);
             let (mut below, mut pick) = (Lanes::splat(0), Lanes::splat(count as i16 - 1));
             for &mass in &masses[..count - 1] {
                 below += mass;
                 // The mask is −1 where the running sum is above the draw.
                 pick += below.gt_mask(draw);
             }
-            // The old candidate leaves its units, the new one joins its own;
-            // often no chain changes its cell.
-            if !pick.eq_mask(current).all() {
-                for (c, j) in candidates.enumerate() {
-                    let (joins, leaves) =
-                        (pick.eq_mask(Lanes::splat(c as i16)), current.eq_mask(Lanes::splat(c as i16)));
-                    // Masks are −1 where set: +1 where it joins, −1 where it leaves.
-                    let delta = leaves - joins;
-                    if delta.any() {
-                        for &k in table.units_of(j) {
-                            totals[k as usize] += delta;
-                        }
-                    }
+            // The old candidate leaves its units, the new one joins its own.
+            // Every candidate's units are written, changed or not: with 32
+            // chains, whether any changed is a branch the CPU mispredicts
+            // often enough to cost a sixth of the sweep (BENCHMARKS.md).
+            for (c, j) in candidates.enumerate() {
+                let (joins, leaves) = (pick.eq_mask(Lanes::splat(c as i16)), current.eq_mask(Lanes::splat(c as i16)));
+                // Masks are −1 where set: +1 where it joins, −1 where it leaves.
+                let delta = leaves - joins;
+                for &k in table.units_of(j) {
+                    totals[k as usize] += delta;
                 }
             }
             totals[table.padding as usize] = Lanes::splat(0);

@@ -71,18 +71,6 @@ impl Lanes {
     pub fn double(self) -> Lanes {
         self + self
     }
-
-    /// Whether every lane of a mask is set.
-    #[inline(always)]
-    pub fn all(self) -> bool {
-        self.0.iter().fold(-1, |a, &m| a & m) != 0
-    }
-
-    /// Whether any lane of a mask is set.
-    #[inline(always)]
-    pub fn any(self) -> bool {
-        self.0.iter().fold(0, |a, &m| a | m) != 0
-    }
 }
 
 impl Add for Lanes {
