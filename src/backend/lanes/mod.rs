@@ -167,9 +167,13 @@ impl Group {
         // Drawn ahead, in the order the cells use them: drawn inside the
         // loop, the compiler merged the generator's 64-bit words into the
         // draw's multiply with some forty shuffles a cell (BENCHMARKS.md).
+        // The generator's state stays in registers (a local copy): in
+        // `self`, every step would wait for the stores of the step before.
+        let mut random = self.random.clone();
         for draw in &mut self.draws {
-            *draw = self.random.next();
+            *draw = random.next();
         }
+        self.random = random;
         for ((i, choice), &uniform) in self.choice.iter_mut().enumerate().zip(&self.draws) {
             let candidates = table.candidates(i);
             let count = candidates.len();
