@@ -59,13 +59,21 @@ fn random(stream: u32) -> Random {
     })
 }
 
+/// One constraint k of each chain of a group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Constraint {
+    /// `t_k` (those of cells unused).
+    total: Lanes,
+    /// `w_k` (the padding's 0).
+    weight: Lanes,
+}
+
 /// The chains of one slot that share a vector, one per lane.
 #[derive(Debug, Clone)]
 struct Group {
-    /// Per constraint k, `t_k` of each chain (those of cells unused).
-    totals: Vec<Lanes>,
-    /// Per constraint k, `w_k` of each chain (the padding's 0).
-    weights: Vec<Lanes>,
+    /// Per constraint, its total and weight side by side: a candidate's
+    /// units are read together.
+    constraints: Vec<Constraint>,
     /// Per free cell, the index of the candidate each chain's cell holds.
     choice: Vec<Lanes>,
     random: Random,
@@ -92,8 +100,9 @@ impl Group {
     /// Each chain's cells hold random candidates; every unit weighs the initial weight.
     fn random(table: &CellTable, weights: Weights, stream: u32) -> Group {
         let mut random = random(stream);
-        let constraints = table.fixed_ones.len();
-        let mut totals: Vec<Lanes> = table.fixed_ones.iter().map(|&t| Lanes::splat(t as i16)).collect();
+        let weight = Lanes::splat(weights.initial() as i16);
+        let mut constraints: Vec<Constraint> =
+            table.fixed_ones.iter().map(|&t| Constraint { total: Lanes::splat(t as i16), weight }).collect();
         let choice: Vec<Lanes> = (0..table.len())
             .map(|i| {
                 let count = table.candidates(i).len() as i16;
@@ -101,17 +110,15 @@ impl Group {
                 for (c, j) in table.candidates(i).enumerate() {
                     let holds = choice.eq_mask(Lanes::splat(c as i16));
                     for &k in table.units_of(j) {
-                        totals[k as usize] -= holds;
+                        constraints[k as usize].total -= holds;
                     }
                 }
                 choice
             })
             .collect();
-        totals[table.padding as usize] = Lanes::splat(0);
-        let mut all_weights = vec![Lanes::splat(weights.initial() as i16); constraints];
-        all_weights[table.padding as usize] = Lanes::splat(0);
+        constraints[table.padding as usize] = Constraint { total: Lanes::splat(0), weight: Lanes::splat(0) };
         let draws = vec![Lanes::splat(0); table.len()];
-        Group { totals, weights: all_weights, choice, random, draws, powers: [Lanes::splat(0); X_BITS] }
+        Group { constraints, choice, random, draws, powers: [Lanes::splat(0); X_BITS] }
     }
 
     /// Each chain's q^(2^b) for its rung.
@@ -160,7 +167,7 @@ impl Group {
     /// One sweep of cell moves. `W` unit constraints per candidate.
     #[inline(always)]
     fn sweep<const W: usize>(&mut self, table: &CellTable, bits: usize) {
-        let (totals, weights) = (&mut self.totals, &self.weights);
+        let constraints = &mut self.constraints;
         let mut energies = [Lanes::splat(0); crate::grid::MAX_N];
         let mut masses = [Lanes::splat(0); crate::grid::MAX_N];
         let largest = Lanes::splat(((1 << bits) - 1) as i16);
@@ -184,8 +191,9 @@ impl Group {
                 let units: &[u16; W] = table.units_of(j).try_into().expect("W units a candidate");
                 let (mut held, mut weight) = (Lanes::splat(0), Lanes::splat(0));
                 for &k in units {
-                    held += weights[k as usize].mul(totals[k as usize]);
-                    weight += weights[k as usize];
+                    let Constraint { total, weight: w } = constraints[k as usize];
+                    held += w.mul(total);
+                    weight += w;
                 }
                 let own = current.eq_mask(Lanes::splat(c as i16));
                 let e = (held - (own & weight)).double() - weight;
@@ -227,10 +235,10 @@ impl Group {
                 // Masks are −1 where set: +1 where it joins, −1 where it leaves.
                 let delta = leaves - joins;
                 for &k in table.units_of(j) {
-                    totals[k as usize] += delta;
+                    constraints[k as usize].total += delta;
                 }
             }
-            totals[table.padding as usize] = Lanes::splat(0);
+            constraints[table.padding as usize].total = Lanes::splat(0);
             *choice = pick;
         }
     }
@@ -241,13 +249,13 @@ impl Group {
     fn adapt(&mut self, units: &[u16], base: i16, cap: i16, relax: bool) {
         let (one, base, cap) = (Lanes::splat(1), Lanes::splat(base), Lanes::splat(cap));
         for &k in units {
-            let (t, w) = (self.totals[k as usize], &mut self.weights[k as usize]);
+            let unit = &mut self.constraints[k as usize];
             // + 1, less 1 where the unit holds (its mask is −1 there).
-            let mut grown = (*w + one + t.eq_mask(one)).min(cap);
+            let mut grown = (unit.weight + one + unit.total.eq_mask(one)).min(cap);
             if relax {
                 grown += grown.gt_mask(base);
             }
-            *w = grown;
+            unit.weight = grown;
         }
     }
 
@@ -255,7 +263,7 @@ impl Group {
     fn energies(&self, units: &[u16]) -> [i32; CHAINS_PER_GROUP] {
         let mut sum = [0; CHAINS_PER_GROUP];
         for &k in units {
-            let (t, w) = (self.totals[k as usize], self.weights[k as usize]);
+            let Constraint { total: t, weight: w } = self.constraints[k as usize];
             let missing = Lanes::splat(1) - t;
             // At most 16 · 8² (cap, a unit's total at most 9), so 16 bits hold it.
             let term = w.mul(missing.mul(missing));
@@ -340,8 +348,8 @@ impl Chains for Puzzle {
         match self.weights {
             Weights::Fixed => Vec::new(),
             Weights::Adaptive(_) => {
-                let weights = &group.weights[self.table.unit_constraints()];
-                group.lane(weights, replica % CHAINS_PER_GROUP).iter().map(|&w| w as u8).collect()
+                let lane = replica % CHAINS_PER_GROUP;
+                group.constraints[self.table.unit_constraints()].iter().map(|k| k.weight.0[lane] as u8).collect()
             }
         }
     }
@@ -449,7 +457,6 @@ mod tests {
         }
         assert_ne!(for_any.choice, Group::random(&table, Weights::Adaptive(rule), 7).choice, "the chains moved");
         assert!(for_this.choice == for_any.choice, "the chains' candidates differ");
-        assert!(for_this.totals == for_any.totals, "the chains' totals differ");
-        assert!(for_this.weights == for_any.weights, "the chains' weights differ");
+        assert!(for_this.constraints == for_any.constraints, "the chains' totals or weights differ");
     }
 }
