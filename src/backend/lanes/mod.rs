@@ -181,14 +181,17 @@ impl Group {
             *draw = random.next();
         }
         self.random = random;
+        // Each candidate's units; a cell's candidates, energies and masses
+        // are sliced once, so no index is checked per candidate.
+        let (candidate_units, _) = table.units.as_chunks::<W>();
         for ((i, choice), &uniform) in self.choice.iter_mut().enumerate().zip(&self.draws) {
-            let candidates = table.candidates(i);
+            let candidates = &candidate_units[table.candidates(i)];
             let count = candidates.len();
+            let (energies, masses) = (&mut energies[..count], &mut masses[..count]);
             let current = *choice;
             // e_j = Σ_k w_k (2 t_k − 1), the current candidate taken out of its units.
             let mut lowest = Lanes::splat(i16::MAX);
-            for (c, j) in candidates.clone().enumerate() {
-                let units: &[u16; W] = table.units_of(j).try_into().expect("W units a candidate");
+            for ((c, units), energy) in candidates.iter().enumerate().zip(energies.iter_mut()) {
                 let (mut held, mut weight) = (Lanes::splat(0), Lanes::splat(0));
                 for &k in units {
                     let Constraint { total, weight: w } = constraints[k as usize];
@@ -197,14 +200,14 @@ impl Group {
                 }
                 let own = current.eq_mask(Lanes::splat(c as i16));
                 let e = (held - (own & weight)).double() - weight;
-                energies[c] = e;
+                *energy = e;
                 lowest = lowest.min(e);
             }
             // Heat-bath weights ONE_c · q^x, x = e − lowest, and their sum.
             let one = Lanes::splat((WEIGHT_SUM / count as u16) as i16);
             let mut sum = Lanes::splat(0);
-            for c in 0..count {
-                let x = (energies[c] - lowest).min(largest);
+            for (&energy, mass_of) in energies.iter().zip(masses.iter_mut()) {
+                let x = (energy - lowest).min(largest);
                 let mut mass = one;
                 for (b, &power) in self.powers[..bits].iter().enumerate() {
                     // q^(2^b) where x has bit b, 65535 (one, less one part in 2^16) where not:
@@ -212,7 +215,7 @@ impl Group {
                     let clear = (x & Lanes::splat(1 << b)).eq_mask(Lanes::splat(0));
                     mass = mass.mul_high_unsigned(power | clear);
                 }
-                masses[c] = mass;
+                *mass_of = mass;
                 sum += mass;
             }
             // The first candidate whose running sum passes a uniform draw in
@@ -230,11 +233,11 @@ impl Group {
             // Every candidate's units are written, changed or not: with 32
             // chains, whether any changed is a branch the CPU mispredicts
             // often enough to cost a sixth of the sweep (BENCHMARKS.md).
-            for (c, j) in candidates.enumerate() {
+            for (c, units) in candidates.iter().enumerate() {
                 let (joins, leaves) = (pick.eq_mask(Lanes::splat(c as i16)), current.eq_mask(Lanes::splat(c as i16)));
                 // Masks are −1 where set: +1 where it joins, −1 where it leaves.
                 let delta = leaves - joins;
-                for &k in table.units_of(j) {
+                for &k in units {
                     constraints[k as usize].total += delta;
                 }
             }
