@@ -35,7 +35,7 @@ use super::tables::CellTable;
 use super::{Backend, Layout, Problem};
 use crate::dynamics::{AdaptiveWeights, Weights, HEAT_BATH_ONE};
 use crate::error::Result;
-use crate::grid::Shape;
+use crate::grid::{Shape, MAX_N};
 use crate::rng::{attempt_random, stream_key, sweep_key, INITIAL_STATE_SWEEP};
 
 mod vector;
@@ -79,8 +79,16 @@ struct Group {
     random: Random,
     /// A sweep's uniform draws, one per free cell, made before it.
     draws: Vec<Lanes>,
+    /// Each chain's weighted energy, as the last sweeps left it.
+    energy: [i32; CHAINS_PER_GROUP],
     /// `powers[b]` = q^(2^b) of each chain's rung, unsigned 16-bit, rounded down.
     powers: [Lanes; X_BITS],
+}
+
+/// A cell's candidate energies and heat-bath weights, while it is updated.
+struct Scratch {
+    energies: [Lanes; MAX_N],
+    masses: [Lanes; MAX_N],
 }
 
 /// What every sweep of a call shares.
@@ -98,7 +106,7 @@ struct Sweeps<'a> {
 
 impl Group {
     /// Each chain's cells hold random candidates; every unit weighs the initial weight.
-    fn random(table: &CellTable, weights: Weights, stream: u32) -> Group {
+    fn random(table: &CellTable, units: &[u16], weights: Weights, stream: u32) -> Group {
         let mut random = random(stream);
         let weight = Lanes::splat(weights.initial() as i16);
         let mut constraints: Vec<Constraint> =
@@ -118,7 +126,16 @@ impl Group {
             .collect();
         constraints[table.padding as usize] = Constraint { total: Lanes::splat(0), weight: Lanes::splat(0) };
         let draws = vec![Lanes::splat(0); table.len()];
-        Group { constraints, choice, random, draws, powers: [Lanes::splat(0); X_BITS] }
+        let mut group = Group {
+            constraints,
+            choice,
+            random,
+            draws,
+            energy: [0; CHAINS_PER_GROUP],
+            powers: [Lanes::splat(0); X_BITS],
+        };
+        group.energy = group.energies(units);
+        group
     }
 
     /// Each chain's q^(2^b) for its rung.
@@ -149,12 +166,14 @@ impl Group {
 
     #[inline(always)]
     fn run_on_any(&mut self, sweeps: Sweeps) {
+        // Set once a call rather than once a sweep.
+        let mut scratch = Scratch { energies: [Lanes::splat(0); MAX_N], masses: [Lanes::splat(0); MAX_N] };
         for s in sweeps.numbers {
             match sweeps.table.unit_width {
-                2 => self.sweep::<2>(sweeps.table, sweeps.bits),
-                3 => self.sweep::<3>(sweeps.table, sweeps.bits),
-                4 => self.sweep::<4>(sweeps.table, sweeps.bits),
-                5 => self.sweep::<5>(sweeps.table, sweeps.bits),
+                2 => self.sweep::<2>(sweeps.table, sweeps.bits, &mut scratch),
+                3 => self.sweep::<3>(sweeps.table, sweeps.bits, &mut scratch),
+                4 => self.sweep::<4>(sweeps.table, sweeps.bits, &mut scratch),
+                5 => self.sweep::<5>(sweeps.table, sweeps.bits, &mut scratch),
                 width => unreachable!("no board has candidates in {width} units"),
             }
             if let Some(rule) = sweeps.rule {
@@ -162,14 +181,15 @@ impl Group {
                 self.adapt(sweeps.units, rule.base as i16, rule.cap as i16, relax);
             }
         }
+        // Here, so they are summed with the sweep's instructions.
+        self.energy = self.energies(sweeps.units);
     }
 
     /// One sweep of cell moves. `W` unit constraints per candidate.
     #[inline(always)]
-    fn sweep<const W: usize>(&mut self, table: &CellTable, bits: usize) {
+    fn sweep<const W: usize>(&mut self, table: &CellTable, bits: usize, scratch: &mut Scratch) {
         let constraints = &mut self.constraints;
-        let mut energies = [Lanes::splat(0); crate::grid::MAX_N];
-        let mut masses = [Lanes::splat(0); crate::grid::MAX_N];
+        let Scratch { energies, masses } = scratch;
         let largest = Lanes::splat(((1 << bits) - 1) as i16);
         // Drawn ahead, in the order the cells use them: drawn inside the
         // loop, the compiler merged the generator's 64-bit words into the
@@ -263,6 +283,7 @@ impl Group {
     }
 
     /// Each chain's Σ_k w_k (1 − t_k)² over `units`.
+    #[inline(always)]
     fn energies(&self, units: &[u16]) -> [i32; CHAINS_PER_GROUP] {
         let mut sum = [0; CHAINS_PER_GROUP];
         for &k in units {
@@ -337,7 +358,7 @@ impl Chains for Puzzle {
     }
 
     fn energies(&self) -> Vec<i32> {
-        self.groups.iter().flat_map(|g| g.energies(&self.units)).collect()
+        self.groups.iter().flat_map(|g| g.energy).collect()
     }
 
     fn spins(&self, replica: usize) -> Vec<u8> {
@@ -396,11 +417,11 @@ impl Backend for LanesBackend {
         let q: Vec<f64> =
             (0..rungs).map(|r| problem.row(r).get(1).map_or(0.0, |&w| w as f64 / HEAT_BATH_ONE as f64)).collect();
         let (rung_powers, rung_bits) = (q.iter().map(|&q| powers(q)).collect(), q.iter().map(|&q| bits(q)).collect());
+        let units = violable_units(&table);
         let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
-            .map(|g| Group::random(&table, weights, stream_key(problem.seed, g as u32)))
+            .map(|g| Group::random(&table, &units, weights, stream_key(problem.seed, g as u32)))
             .collect();
         let spins = problem.model.len();
-        let units = violable_units(&table);
         self.slots.load(slot, Puzzle { table, units, weights, rung_powers, rung_bits, groups, spins, sweeps_done: 0 });
         Ok(())
     }
@@ -448,7 +469,7 @@ mod tests {
         let units = violable_units(&table);
         let q = [(-1.0f64 / 1.2).exp(), (-1.0f64 / 0.8).exp()];
         let rungs: Vec<u32> = (0..CHAINS_PER_GROUP as u32).map(|l| l % 2).collect();
-        let mut for_any = Group::random(&table, Weights::Adaptive(rule), 7);
+        let mut for_any = Group::random(&table, &units, Weights::Adaptive(rule), 7);
         for_any.set_rungs(&rungs, &q.map(powers));
         let mut for_this = for_any.clone();
         let sweeps = Sweeps { table: &table, units: &units, bits: bits(q[0]), rule: Some(rule), numbers: 0..40 };
@@ -458,8 +479,13 @@ mod tests {
         if !is_x86_feature_detected!("avx2") {
             eprintln!("this CPU has no AVX2: both ran the sweep for any x86-64");
         }
-        assert_ne!(for_any.choice, Group::random(&table, Weights::Adaptive(rule), 7).choice, "the chains moved");
+        assert_ne!(
+            for_any.choice,
+            Group::random(&table, &units, Weights::Adaptive(rule), 7).choice,
+            "the chains moved"
+        );
         assert!(for_this.choice == for_any.choice, "the chains' candidates differ");
         assert!(for_this.constraints == for_any.constraints, "the chains' totals or weights differ");
+        assert_eq!(for_this.energy, for_any.energy);
     }
 }
