@@ -95,6 +95,7 @@ struct Scratch {
 #[derive(Debug, Clone)]
 struct Sweeps<'a> {
     table: &'a CellTable,
+    /// The unit constraints a chain can violate (`Puzzle::units`).
     units: &'a [u16],
     /// Bits of x that can give a nonzero weight.
     bits: usize,
@@ -289,10 +290,10 @@ impl Group {
         for &k in units {
             let Constraint { total: t, weight: w } = self.constraints[k as usize];
             let missing = Lanes::splat(1) - t;
-            // At most 16 · 8² (cap, a unit's total at most 9), so 16 bits hold it.
-            let term = w.mul(missing.mul(missing));
-            for (sum, &term) in sum.iter_mut().zip(&term.0) {
-                *sum += term as i32;
+            // (1 − t)² ≤ 24² fits 16 bits; times a weight (≤ 100) it may not.
+            let square = missing.mul(missing);
+            for ((sum, &w), &square) in sum.iter_mut().zip(&w.0).zip(&square.0) {
+                *sum += w as i32 * square as i32;
             }
         }
         sum
