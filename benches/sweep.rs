@@ -120,7 +120,9 @@ fn cpu_bits_one_temperature(c: &mut Criterion) {
 /// Cell moves with adaptive weights on one thread, at T = 1.2: the
 /// reference (cpu) and the lanes backend, 32 chains of Inkala each. An
 /// attempt weighs one candidate, so attempts/s compare with the spin
-/// backends' (cpu-bits above) per unit of work.
+/// backends' (cpu-bits above) per unit of work. After the warm-up the
+/// chains sit near Inkala's solution and change few cells, so this reads
+/// a nearly frozen chain's rate: a whole solve's is in BENCHMARKS.md.
 fn cell_moves_one_thread(c: &mut Criterion) {
     let model = inkala(Reduce::Clues);
     let ladder = Ladder { temperatures: vec![1.2] };
