@@ -50,6 +50,14 @@ const X_BITS: usize = 10;
 /// running sums stay positive in a signed 16-bit lane.
 const WEIGHT_SUM: u16 = 32767;
 
+/// Whether the sweep compiled for AVX2 runs here.
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// The group's random numbers, seeded from its counter-based stream.
 fn random(stream: u32) -> Random {
     let key = sweep_key(stream, INITIAL_STATE_SWEEP);
@@ -151,7 +159,7 @@ impl Group {
     /// (BENCHMARKS.md; an AVX-512 variant gained only 3 %).
     fn run(&mut self, sweeps: Sweeps) {
         #[cfg(target_arch = "x86_64")]
-        if is_x86_feature_detected!("avx2") {
+        if has_avx2() {
             // SAFETY: `run_avx2` needs AVX2 and nothing else, and the CPU has it.
             #[allow(unsafe_code)]
             return unsafe { self.run_avx2(sweeps) };
@@ -397,7 +405,8 @@ impl Backend for LanesBackend {
     }
 
     fn device(&self) -> String {
-        format!("{} threads, {CHAINS_PER_GROUP} chains per vector", rayon::current_num_threads())
+        let vectors = if has_avx2() { "AVX2" } else { "the baseline instruction set" };
+        format!("{} threads, {CHAINS_PER_GROUP} chains per vector, {vectors}", rayon::current_num_threads())
     }
 
     fn max_replicas(&self, _shape: Shape) -> usize {
@@ -476,9 +485,8 @@ mod tests {
         let sweeps = Sweeps { table: &table, units: &units, bits: bits(q[0]), rule: Some(rule), numbers: 0..40 };
         for_any.run_on_any(sweeps.clone());
         for_this.run(sweeps);
-        #[cfg(target_arch = "x86_64")]
-        if !is_x86_feature_detected!("avx2") {
-            eprintln!("this CPU has no AVX2: both ran the sweep for any x86-64");
+        if !has_avx2() {
+            eprintln!("this CPU has no AVX2: both ran the sweep for any CPU");
         }
         assert_ne!(
             for_any.choice,
