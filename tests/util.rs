@@ -72,26 +72,33 @@ fn unit_count(shape: Shape) -> usize {
 /// unsolvable.)
 pub fn exact_solve(puzzle: &Grid) -> Option<Grid> {
     let shape = puzzle.shape;
-    let units: Vec<Vec<usize>> = (0..shape.cells()).map(|cell| units_of(shape, cell)).collect();
-    let mut cells_of: Vec<Vec<usize>> = vec![Vec::new(); unit_count(shape)];
-    for (cell, its) in units.iter().enumerate() {
-        its.iter().for_each(|&u| cells_of[u].push(cell));
+    let of_cell: Vec<Vec<usize>> = (0..shape.cells()).map(|cell| units_of(shape, cell)).collect();
+    let mut cells: Vec<Vec<usize>> = vec![Vec::new(); unit_count(shape)];
+    for (cell, its) in of_cell.iter().enumerate() {
+        its.iter().for_each(|&u| cells[u].push(cell));
     }
     let mut grid = puzzle.clone();
-    let mut used = vec![0u32; unit_count(shape)];
+    let mut used = vec![0u32; cells.len()];
     for cell in (0..shape.cells()).filter(|&c| grid.cells[c] != 0) {
-        for &u in &units[cell] {
+        for &u in &of_cell[cell] {
             used[u] |= 1 << grid.cells[cell];
         }
     }
-    struct Search<'a> {
-        units: &'a [Vec<usize>],
-        cells_of: &'a [Vec<usize>],
-        all: u32,
+    /// Each cell's units, and each unit's cells.
+    struct Units {
+        of_cell: Vec<Vec<usize>>,
+        cells: Vec<Vec<usize>>,
     }
     /// The places to branch on: (cell, digit) pairs, all of one cell or of one unit's digit.
-    fn branches(grid: &Grid, search: &Search, used: &[u32]) -> Option<Vec<(usize, u8)>> {
-        let free = |cell: usize| !search.units[cell].iter().fold(0, |m, &u| m | used[u]) & search.all;
+    fn branches(grid: &Grid, units: &Units, used: &[u32]) -> Option<Vec<(usize, u8)>> {
+        let all = ((1u32 << grid.shape.n) - 1) << 1;
+        // Each empty cell's possible digits (bit d: digit d), once per node; none for a filled cell.
+        let free: Vec<u32> = (0..grid.cells.len())
+            .map(|c| match grid.cells[c] {
+                0 => !units.of_cell[c].iter().fold(0, |m, &u| m | used[u]) & all,
+                _ => 0,
+            })
+            .collect();
         let mut best: Option<Vec<(usize, u8)>> = None;
         let mut consider = |places: Vec<(usize, u8)>| {
             if best.as_ref().is_none_or(|b| places.len() < b.len()) {
@@ -99,32 +106,30 @@ pub fn exact_solve(puzzle: &Grid) -> Option<Grid> {
             }
         };
         for cell in (0..grid.cells.len()).filter(|&c| grid.cells[c] == 0) {
-            let digits = free(cell);
-            consider((1..=grid.shape.n as u8).filter(|&d| digits >> d & 1 == 1).map(|d| (cell, d)).collect());
+            consider((1..=grid.shape.n as u8).filter(|&d| free[cell] >> d & 1 == 1).map(|d| (cell, d)).collect());
         }
-        for (u, cells) in search.cells_of.iter().enumerate() {
+        for (u, cells) in units.cells.iter().enumerate() {
             for digit in (1..=grid.shape.n as u8).filter(|&d| used[u] >> d & 1 == 0) {
-                let places = cells.iter().filter(|&&c| grid.cells[c] == 0 && free(c) >> digit & 1 == 1);
+                let places = cells.iter().filter(|&&c| free[c] >> digit & 1 == 1);
                 consider(places.map(|&c| (c, digit)).collect());
             }
         }
         best
     }
-    fn search(grid: &mut Grid, search_: &Search, used: &mut [u32]) -> bool {
-        let Some(places) = branches(grid, search_, used) else { return true };
+    fn search(grid: &mut Grid, units: &Units, used: &mut [u32]) -> bool {
+        let Some(places) = branches(grid, units, used) else { return true };
         for (cell, digit) in places {
             grid.cells[cell] = digit;
-            search_.units[cell].iter().for_each(|&u| used[u] |= 1 << digit);
-            if search(grid, search_, used) {
+            units.of_cell[cell].iter().for_each(|&u| used[u] |= 1 << digit);
+            if search(grid, units, used) {
                 return true;
             }
-            search_.units[cell].iter().for_each(|&u| used[u] &= !(1 << digit));
+            units.of_cell[cell].iter().for_each(|&u| used[u] &= !(1 << digit));
             grid.cells[cell] = 0;
         }
         false
     }
-    let all = ((1u32 << shape.n) - 1) << 1;
-    search(&mut grid, &Search { units: &units, cells_of: &cells_of, all }, &mut used).then_some(grid)
+    search(&mut grid, &Units { of_cell, cells }, &mut used).then_some(grid)
 }
 
 /// Σ_k (1 − Σ_{i∈k} x_i)² over every constraint of the shape, on a full
