@@ -306,10 +306,6 @@ impl Group {
         }
         sum
     }
-
-    fn lane(&self, v: &[Lanes], lane: usize) -> Vec<i16> {
-        v.iter().map(|x| x.0[lane]).collect()
-    }
 }
 
 /// One slot's puzzle.
@@ -372,7 +368,8 @@ impl Chains for Puzzle {
 
     fn spins(&self, replica: usize) -> Vec<u8> {
         let group = &self.groups[replica / CHAINS_PER_GROUP];
-        let choice: Vec<u8> = group.lane(&group.choice, replica % CHAINS_PER_GROUP).iter().map(|&c| c as u8).collect();
+        let lane = replica % CHAINS_PER_GROUP;
+        let choice: Vec<u8> = group.choice.iter().map(|c| c.0[lane] as u8).collect();
         self.table.spins_of(&choice, self.spins)
     }
 
