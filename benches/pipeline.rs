@@ -164,7 +164,7 @@ fn host_ceiling(c: &mut Criterion) {
             Settings { ladders: 128, replicas: 1, batch: 512, ..Settings::plain_model() },
             35,
         ),
-        ("gpu cell defaults: 32 chains, 2,048 puzzles, 13 rounds", Settings::for_backend(BackendKind::Gpu), 13),
+        ("gpu cell defaults: 32 chains, 256 puzzles, 13 rounds", Settings::for_backend(BackendKind::Gpu), 13),
     ];
     for (name, settings, rounds) in cases {
         let settings = Settings { exchange_every: 20, ..settings.for_shape(Shape::CLASSIC) };

@@ -190,8 +190,10 @@ impl BackendKind {
         let (batch, exchange_every) = match self {
             // A puzzle per thread on the lanes backend (32 chains: two groups of 16).
             BackendKind::CpuLanes => (Batch::OnePerThread, 5),
-            // Enough puzzles to keep a large GPU busy: 2,048 × 32 = 65,536 replicas.
-            BackendKind::Gpu => (Batch::Puzzles(2048), 20),
+            // Measured on an H200 (BENCHMARKS.md, 2026-11-26): 10,000 hardest
+            // puzzles ran at 2,600/s with 256 in flight (8,192 replicas),
+            // 1,800/s with 2,048; 128 ran 10 % faster on 1.7x the host CPU.
+            BackendKind::Gpu => (Batch::Puzzles(256), 20),
             _ => (Batch::Puzzles(1), 5),
         };
         Defaults {
