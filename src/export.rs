@@ -1,5 +1,6 @@
 //! Export of the exact model the engine anneals, for other annealers
-//! (dwave-samplers, OpenJij, hardware Ising machines).
+//! (dwave-samplers, OpenJij, hardware Ising machines), and as CNF for SAT
+//! solvers, the exact yardstick.
 //!
 //! Every format carries the free spins' map back to the board: free spin
 //! `i` is "cell `variables[i].0` (0-based, row-major) holds digit
@@ -92,6 +93,64 @@ pub fn qubo_text(model: &Model) -> String {
     }
     for (i, j, c) in couplings(model) {
         let _ = writeln!(text, "{i} {j} {c}");
+    }
+    text
+}
+
+/// The model as clauses over its free spins (literal `i + 1` is "free spin
+/// `i` is 1", `-(i + 1)` its negation): a state satisfies every clause
+/// exactly when its energy is 0. The energy sums `(a_k + Σ x_i − 1)²` over
+/// the constraints `k` (each cell, each unit × digit), with `a_k` fixed
+/// ones and the sum over the free spins in `k`; it is 0 when each sum is 1:
+/// - `a_k = 0`: at least one of the free spins (one clause) and at most
+///   one (a clause per pair);
+/// - `a_k = 1`: none of them (a unit clause each; with consistent clues the
+///   other clauses imply these by counting, but a solver would have to
+///   derive them);
+/// - `a_k ≥ 2`: never (the empty clause; clashing clues, which the reader
+///   refuses before a model is built).
+pub fn cnf_clauses(model: &Model) -> Vec<Vec<i32>> {
+    let geometry = model.geometry();
+    let mut members = vec![Vec::new(); geometry.constraints];
+    for (i, s) in model.spins.iter().enumerate() {
+        for k in geometry.constraints_of(s.cell as usize, s.digit as usize) {
+            members[k].push(i as i32 + 1);
+        }
+    }
+    let mut clauses = Vec::new();
+    for (free, &fixed_ones) in members.iter().zip(&model.fixed_ones) {
+        match fixed_ones {
+            0 => {
+                clauses.push(free.clone());
+                for (a, &i) in free.iter().enumerate() {
+                    clauses.extend(free[a + 1..].iter().map(|&j| vec![-i, -j]));
+                }
+            }
+            1 => clauses.extend(free.iter().map(|&i| vec![-i])),
+            _ => clauses.push(vec![]),
+        }
+    }
+    clauses
+}
+
+/// DIMACS CNF of [`cnf_clauses`], with the map from variables to cells
+/// and digits as comments (`c var V cell digit`, V from 1).
+pub fn dimacs_cnf(model: &Model) -> String {
+    let clauses = cnf_clauses(model);
+    let mut text = String::new();
+    let _ = writeln!(text, "c sudoku-anneal CNF: satisfied exactly by the states of energy 0 (the puzzle's solutions)");
+    let shape = model.fixed.shape;
+    let _ = writeln!(text, "c board: side {}, {:?} rules; known cells: {}", shape.n, shape.variant, model.fixed);
+    let _ = writeln!(text, "c var lines: variable, cell (0-based, row-major), digit 1..=side");
+    for (i, s) in model.spins.iter().enumerate() {
+        let _ = writeln!(text, "c var {} {} {}", i + 1, s.cell, s.digit + 1);
+    }
+    let _ = writeln!(text, "p cnf {} {}", model.len(), clauses.len());
+    for clause in &clauses {
+        for literal in clause {
+            let _ = write!(text, "{literal} ");
+        }
+        text.push_str("0\n");
     }
     text
 }

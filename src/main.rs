@@ -209,13 +209,16 @@ enum ExportFormat {
     Qubo,
     /// JSON like bqm-json in ±1 spins (s = 2x − 1).
     Ising,
+    /// DIMACS CNF, satisfied exactly at energy 0: `c var V cell digit` lines, `p cnf`, clauses.
+    Dimacs,
 }
 
 #[derive(clap::Args)]
 struct ExportArgs {
     /// Puzzle strings, files of one puzzle per line, or `-` for stdin (the
     /// default), as for solve. One model per puzzle: the JSON formats write
-    /// one line each, qubo one block each, headed by a `# puzzle` line. An
+    /// one line each, qubo one block each, headed by a `# puzzle` line, and
+    /// dimacs one problem each, headed by a `c puzzle` line. An
     /// invalid puzzle stops the export (exit 1), after the models before it.
     inputs: Vec<String>,
     #[arg(long, value_enum, default_value_t = ExportFormat::BqmJson)]
@@ -665,6 +668,10 @@ fn run_export(args: ExportArgs) -> anyhow::Result<ExitCode> {
                 out.write_all(export::qubo_text(&model).as_bytes())?;
             }
             ExportFormat::Ising => writeln!(out, "{}", export::ising_json(&model))?,
+            ExportFormat::Dimacs => {
+                writeln!(out, "c puzzle {} ({file}, line {})", entry.index, entry.line)?;
+                out.write_all(export::dimacs_cnf(&model).as_bytes())?;
+            }
         }
     }
     out.flush().context("cannot write the models")?;

@@ -281,6 +281,29 @@ fn every_export_format_gives_the_solution_zero_energy_and_a_corruption_more() {
     assert_eq!(energy(&x), 0);
     x[0] ^= 1;
     assert!(energy(&x) > 0);
+
+    let text = String::from_utf8(export("dimacs")).unwrap();
+    let (mut variables, mut clauses, mut header) = (Vec::new(), Vec::new(), None);
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words[..] {
+            ["c", "var", v, cell, digit] => {
+                assert_eq!(v.parse::<usize>().unwrap(), variables.len() + 1);
+                variables.push((cell.parse().unwrap(), digit.parse().unwrap()));
+            }
+            ["c", ..] => {}
+            ["p", "cnf", v, c] => header = Some((v.parse::<usize>().unwrap(), c.parse::<usize>().unwrap())),
+            [.., "0"] => clauses.push(words[..words.len() - 1].iter().map(|l| l.parse::<i64>().unwrap()).collect()),
+            _ => panic!("unexpected line {line:?}"),
+        }
+    }
+    assert_eq!(header, Some((variables.len(), clauses.len())));
+    let satisfied =
+        |x: &[i64], clause: &Vec<i64>| clause.iter().any(|&l| x[l.unsigned_abs() as usize - 1] == i64::from(l > 0));
+    let mut x = solution_spins(&variables);
+    assert!(clauses.iter().all(|c| satisfied(&x, c)));
+    x[0] ^= 1;
+    assert!(!clauses.iter().all(|c| satisfied(&x, c)));
 }
 
 #[test]
@@ -594,6 +617,9 @@ fn export_writes_one_model_per_puzzle_of_files_and_stdin() {
     let qubo = run(&["export", "--format", "qubo", "-"], &format!("{EASY}\n{INKALA}\n"));
     let headers: Vec<String> = stdout_lines(&qubo).into_iter().filter(|l| l.starts_with("# puzzle")).collect();
     assert_eq!(headers, vec!["# puzzle 0 (-, line 1)", "# puzzle 1 (-, line 2)"]);
+    let cnf = run(&["export", "--format", "dimacs", "-"], &format!("{EASY}\n{INKALA}\n"));
+    let headers: Vec<String> = stdout_lines(&cnf).into_iter().filter(|l| l.starts_with("c puzzle")).collect();
+    assert_eq!(headers, vec!["c puzzle 0 (-, line 1)", "c puzzle 1 (-, line 2)"]);
     let out = run(&["export", "-"], &format!("{EASY}\nbad\n{EASY}\n"));
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout_lines(&out).len(), 1);

@@ -7,6 +7,7 @@ use rand::{Rng, SeedableRng};
 use sudoku_anneal::backend::cpu::spins::{sweep, Replica};
 use sudoku_anneal::backend::tables::SpinTable;
 use sudoku_anneal::backend::Problem;
+use sudoku_anneal::export::cnf_clauses;
 use sudoku_anneal::grid::{Grid, Shape, Variant};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::reduce::{check_clues, reduce, Reduce};
@@ -88,6 +89,65 @@ fn energy_equals_the_dense_qubo_on_random_states() {
             for _ in 0..50 {
                 let x = random_state(&mut rng, m.len());
                 assert_eq!(m.energy(&x), dense_energy(puzzle.shape, &m.full_assignment(&x)));
+            }
+        }
+    }
+}
+
+/// The CNF export is the model: a state satisfies every clause exactly when
+/// its energy is 0. Checked on every state of 4×4 boards with four empty
+/// cells (16 free spins, clues kept in their constraints), then near
+/// solutions of larger boards under every reduction.
+#[test]
+fn cnf_clauses_hold_exactly_at_energy_zero() {
+    let satisfied = |clauses: &[Vec<i32>], x: &[u8]| {
+        clauses.iter().all(|c| c.iter().any(|&l| (x[l.unsigned_abs() as usize - 1] == 1) == (l > 0)))
+    };
+    let mut rng = StdRng::seed_from_u64(7);
+    for seed in 0..24 {
+        let shape = if seed % 2 == 0 {
+            Shape { n: 4, variant: Variant::Standard }
+        } else {
+            Shape { n: 4, variant: Variant::X }
+        };
+        let (_, solution) = generated_puzzle(shape, 1, seed);
+        let mut puzzle = solution.clone();
+        for _ in 0..4 {
+            let filled: Vec<usize> = (0..16).filter(|&c| puzzle.cells[c] != 0).collect();
+            puzzle.cells[filled[rng.random_range(0..filled.len())]] = 0;
+        }
+        let m = model(&puzzle, Reduce::None);
+        assert_eq!(m.len(), 16);
+        let clauses = cnf_clauses(&m);
+        for bits in 0u32..1 << 16 {
+            let x: Vec<u8> = (0..16).map(|i| (bits >> i & 1) as u8).collect();
+            assert_eq!(satisfied(&clauses, &x), m.energy(&x) == 0, "{puzzle:?} state {bits:#06x}");
+        }
+    }
+    let shapes = [
+        Shape::CLASSIC,
+        Shape { n: 9, variant: Variant::X },
+        Shape { n: 7, variant: Variant::Latin },
+        Shape { n: 16, variant: Variant::Standard },
+    ];
+    for (seed, shape) in shapes.into_iter().enumerate() {
+        let (puzzle, solution) = generated_puzzle(shape, 3, seed as u64);
+        for mode in MODES {
+            let Ok(candidates) = reduce(&puzzle, mode) else { continue };
+            let m = Model::build(&candidates).unwrap();
+            if m.is_empty() {
+                continue;
+            }
+            let clauses = cnf_clauses(&m);
+            let at_solution = m.encode(&solution);
+            assert!(satisfied(&clauses, &at_solution) && m.energy(&at_solution) == 0, "{shape:?} {mode:?}");
+            for _ in 0..300 {
+                let mut x = at_solution.clone();
+                for _ in 0..rng.random_range(1..=3) {
+                    let i = rng.random_range(0..x.len());
+                    x[i] ^= 1;
+                }
+                assert_eq!(satisfied(&clauses, &x), m.energy(&x) == 0, "{shape:?} {mode:?}");
             }
         }
     }

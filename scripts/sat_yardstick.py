@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""CPU time per puzzle against two exact yardsticks, one pinned core, one run.
+
+    python3 scripts/sat_yardstick.py [--tdoku RUN_SH] [--cpu N] FILE...
+
+For each FILE (one puzzle per line, as `solve` reads them) it times:
+  - cpu-lanes: `RAYON_NUM_THREADS=1 sudoku-anneal solve --backend cpu-lanes
+    FILE`, the whole process's user+sys time (reading, reducing, annealing,
+    verifying, writing);
+  - CaDiCaL in-process (python-sat's `cadical195`) on the CNF of the very
+    model annealed (`sudoku-anneal export --format dimacs`): `solve()` per
+    puzzle, process time, the clauses already loaded; its conflicts per
+    puzzle are the work it needed;
+  - tdoku (with --tdoku, its run.sh: it prints puzzles per CPU-second),
+    on 9×9 sets.
+and prints a markdown table: puzzles per CPU-second and the ratios.
+
+Everything runs on one core (--cpu, default 0), set for this process and
+inherited by the ones it starts. python-sat is a benchmark's tool, never a
+dependency of the project: `pip install python-sat`.
+"""
+
+import argparse
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def child_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def anneal(binary, path):
+    """Puzzles per CPU-second of cpu-lanes on one thread, and how many it solved."""
+    before = child_cpu()
+    env = dict(os.environ, RAYON_NUM_THREADS="1")
+    out = subprocess.run(
+        [binary, "solve", "--backend", "cpu-lanes", "--format", "jsonl", path],
+        env=env, capture_output=True, text=True,
+    )
+    seconds = child_cpu() - before
+    records = [line for line in out.stdout.splitlines() if line]
+    solved = sum('"status":"solved"' in r for r in records)
+    return len(records) / seconds, solved, len(records)
+
+
+def cnf_problems(binary, path):
+    """The CNF of each puzzle's model, as lists of clauses."""
+    out = subprocess.run(
+        [binary, "export", "--format", "dimacs", path], capture_output=True, text=True, check=True
+    )
+    problems = []
+    for line in out.stdout.splitlines():
+        if line.startswith("c puzzle"):
+            problems.append([])
+        elif line and line[0] not in "cp":
+            problems[-1].append([int(w) for w in line.split()[:-1]])
+    return problems
+
+
+def cadical(problems):
+    """Puzzles per CPU-second of in-process CaDiCaL's solve(), and its
+    conflicts per puzzle. Handing it the clauses goes through Python, one
+    call per clause, and would triple its time: that is not counted."""
+    from pysat.solvers import Solver
+
+    seconds, conflicts = 0.0, []
+    for clauses in problems:
+        with Solver(name="cadical195", bootstrap_with=clauses) as solver:
+            start = time.process_time()
+            if not solver.solve():
+                sys.exit("sat_yardstick: CaDiCaL found a puzzle unsatisfiable")
+            seconds += time.process_time() - start
+            conflicts.append(solver.accum_stats().get("conflicts", 0))
+    return len(problems) / seconds, conflicts
+
+
+def tdoku(run_sh, path):
+    """tdoku's puzzles per CPU-second, or None where it does not run (it reads 9×9 boards only)."""
+    with open(path) as lines:
+        if any(len(line.split()[0]) != 81 for line in lines if line.strip() and not line.startswith("#")):
+            return None
+    out = subprocess.run([run_sh, path, "3"], capture_output=True, text=True, check=True)
+    return float(re.search(r"cpu_rate=([0-9.]+)", out.stdout).group(1))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("files", nargs="+")
+    parser.add_argument("--tdoku", help="tdoku's run.sh (it builds and times tdoku)")
+    parser.add_argument("--cpu", type=int, default=0, help="the core to pin to (default 0)")
+    parser.add_argument("--binary", default=str(ROOT / "target/release/sudoku-anneal"))
+    args = parser.parse_args()
+    os.sched_setaffinity(0, {args.cpu})
+
+    print("| set | puzzles | cpu-lanes solved | tdoku /CPU-s | CaDiCaL /CPU-s | cpu-lanes /CPU-s "
+          "| CaDiCaL × tdoku | cpu-lanes × tdoku | cpu-lanes × CaDiCaL | CaDiCaL conflicts median / mean |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for path in args.files:
+        yardstick = tdoku(args.tdoku, path) if args.tdoku else None
+        sat_rate, conflicts = cadical(cnf_problems(args.binary, path))
+        lanes_rate, solved, count = anneal(args.binary, path)
+        over = lambda rate, base: f"{base / rate:.1f}×" if base else "–"
+        print(f"| {Path(path).name} | {count} | {solved} | {yardstick or '–'} | {sat_rate:.0f} | {lanes_rate:.0f} "
+              f"| {over(sat_rate, yardstick)} | {over(lanes_rate, yardstick)} | {over(lanes_rate, sat_rate)} "
+              f"| {statistics.median(conflicts):.0f} / {statistics.mean(conflicts):.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
