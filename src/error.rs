@@ -11,6 +11,8 @@ pub enum PuzzleError {
     BadLength { cells: usize, expected: String },
     #[error("character {character:?} at column {column} is not a cell ({allowed})")]
     BadCharacter { character: char, column: usize, allowed: String },
+    #[error("line longer than {max} bytes (the rest of it is skipped)")]
+    LineTooLong { max: usize },
     #[error("clues conflict: {0}")]
     ConflictingClues(Box<Conflict>),
     #[error("no solution: {0}")]

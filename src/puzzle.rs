@@ -3,8 +3,11 @@
 //! command-line inputs (puzzle strings, files, stdin) into one stream.
 //!
 //! A line holds 81 cells (`1`-`9`, `.` or `0` for empty); what follows the
-//! 81st cell is a comment when it starts with anything but another cell.
-//! Blank lines and lines starting with `#` are skipped. A first line of
+//! last cell is a comment when it starts with a blank or `#`, and any other
+//! character there makes the line invalid (a mistyped 81-cell line is not a
+//! 4×4 board and a comment). Lines end at `\n`, `\r\n` or a lone `\r`, and
+//! hold at most [`MAX_LINE`] bytes. Blank lines and lines starting with `#`
+//! are skipped. A first line of
 //! comma-separated names with `quizzes` or `puzzle` among them switches to
 //! the CSV form (Kaggle's `quizzes,solutions`, `id,puzzle,solution`, …):
 //! the puzzle is read from that column and a `solutions` or `solution`
@@ -65,12 +68,11 @@ fn count_cells(text: &[u8]) -> usize {
 /// (16, 81, 256, 625, or any n² for Latin squares) sets the size.
 pub fn parse_grid(text: &[u8], variant: Variant) -> Result<Grid, PuzzleError> {
     let cells_given = count_cells(text);
+    if text.get(cells_given).is_some_and(|&byte| !is_comment_start(byte)) {
+        return Err(bad_char(text, cells_given, None));
+    }
     let Some(shape) = Shape::for_cells(cells_given, variant) else {
-        // Either the line ends where no size does, or a character is no cell.
-        return match text.get(cells_given) {
-            Some(&byte) if !is_comment_start(byte) => Err(bad_char(text, cells_given, None)),
-            _ => Err(PuzzleError::BadLength { cells: cells_given, expected: Shape::lengths(variant) }),
-        };
+        return Err(PuzzleError::BadLength { cells: cells_given, expected: Shape::lengths(variant) });
     };
     let given = &text[..cells_given];
     let cells: Vec<u8> = match shape.n {
@@ -156,6 +158,60 @@ impl Columns {
     }
 }
 
+/// The longest line read, in bytes: a 25×25 CSV row with its solution and
+/// comments fits many times over; past it a line is an invalid record and
+/// its rest is skipped unread, so no input can make memory grow.
+pub const MAX_LINE: usize = 1 << 16;
+
+/// Reads one line into `buffer` (at most [`MAX_LINE`] bytes kept, its end
+/// dropped): it ends at `\n`, `\r\n` or a lone `\r`. Returns the bytes
+/// consumed (0 at the end of input) and whether the line was cut.
+fn read_line(input: &mut impl BufRead, buffer: &mut Vec<u8>) -> io::Result<(usize, bool)> {
+    let (mut consumed, mut cut) = (0, false);
+    loop {
+        let available = match input.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        if available.is_empty() {
+            return Ok((consumed, cut));
+        }
+        let end = available.iter().position(|&b| b == b'\n' || b == b'\r');
+        let take = end.unwrap_or(available.len());
+        let room = MAX_LINE.saturating_sub(buffer.len());
+        buffer.extend_from_slice(&available[..take.min(room)]);
+        cut |= take > room;
+        let ending = end.map(|e| available[e]);
+        input.consume(take + usize::from(ending.is_some()));
+        consumed += take + usize::from(ending.is_some());
+        match ending {
+            None => continue,
+            // A `\r` may be the first half of `\r\n`, whose `\n` may be in the next read.
+            Some(b'\r') => {
+                if input.fill_buf()?.first() == Some(&b'\n') {
+                    input.consume(1);
+                    consumed += 1;
+                }
+                return Ok((consumed, cut));
+            }
+            Some(_) => return Ok((consumed, cut)),
+        }
+    }
+}
+
+/// A line as a record shows it: valid UTF-8 as it is, anything else with
+/// replacement characters, and control characters (a UTF-16 file's NULs)
+/// replaced too, so a record never writes them to a terminal.
+fn shown_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    if text.chars().any(|c| c.is_control() && c != '\t') {
+        text.chars().map(|c| if c.is_control() && c != '\t' { char::REPLACEMENT_CHARACTER } else { c }).collect()
+    } else {
+        text.into_owned()
+    }
+}
+
 /// Streams [`Entry`]s out of a reader.
 pub struct PuzzleReader<R> {
     input: R,
@@ -177,10 +233,16 @@ impl<R: BufRead> PuzzleReader<R> {
     fn next_entry(&mut self) -> io::Result<Option<Entry>> {
         loop {
             self.buffer.clear();
-            if self.input.read_until(b'\n', &mut self.buffer)? == 0 {
+            let (consumed, cut) = read_line(&mut self.input, &mut self.buffer)?;
+            if consumed == 0 {
                 return Ok(None);
             }
             self.line += 1;
+            if cut {
+                let text = shown_text(&self.buffer[..80]) + "…";
+                let grid = Err(PuzzleError::LineTooLong { max: MAX_LINE });
+                return Ok(Some(Entry { index: 0, file: None, line: self.line, text, grid, expected: None }));
+            }
             let mut text = self.buffer.as_slice();
             if self.line == 1 {
                 text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
@@ -209,17 +271,13 @@ impl<R: BufRead> PuzzleReader<R> {
                 Ok(grid) => &text[..grid.cells.len()],
                 Err(_) => text,
             };
-            let lossy = |bytes: &[u8]| match std::str::from_utf8(bytes) {
-                Ok(text) => text.to_owned(),
-                Err(_) => String::from_utf8_lossy(bytes).into_owned(),
-            };
             return Ok(Some(Entry {
                 index: 0,
                 file: None,
                 line: self.line,
-                text: lossy(shown),
+                text: shown_text(shown),
                 grid,
-                expected: expected.map(lossy),
+                expected: expected.map(shown_text),
             }));
         }
     }
@@ -235,9 +293,10 @@ impl<R: BufRead> Iterator for PuzzleReader<R> {
 
 /// Whether a command-line input is puzzle lines rather than `-` or a path:
 /// it is no existing path, and after a byte-order mark and blanks it starts
-/// with cells, one at least a digit or `.`, that end the line or meet a
-/// comment, as in a file. So a mistyped puzzle is reported as an invalid
-/// puzzle, and `hard.txt` as a missing file.
+/// with cells, one at least a digit or `.`, that either end the line or
+/// meet a comment, as in a file, or number at least 16 (the smallest board)
+/// in an argument with no `/`. So a mistyped puzzle is reported as an
+/// invalid puzzle, and `hard.txt` as a missing file.
 fn is_inline(arg: &str) -> bool {
     arg != "-" && starts_with_a_puzzle(arg) && !Path::new(arg).exists()
 }
@@ -247,7 +306,7 @@ fn starts_with_a_puzzle(arg: &str) -> bool {
     let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text).trim_ascii_start();
     let cells = count_cells(text);
     text[..cells].iter().any(|&b| b == b'.' || b.is_ascii_digit())
-        && text.get(cells).is_none_or(|&b| is_comment_start(b))
+        && (text.get(cells).is_none_or(|&b| is_comment_start(b)) || (cells >= 16 && !arg.contains('/')))
 }
 
 /// An input's bytes, buffered: stdin, a file, or a command-line argument.
@@ -431,14 +490,17 @@ pub fn count_puzzles(inputs: &[String]) -> Option<u64> {
 
 /// The lines of `input` that hold a puzzle (or an invalid one): neither
 /// blank nor a comment; `None` when it cannot be read.
-pub fn count_lines(input: impl BufRead) -> Option<u64> {
-    let mut total = 0;
-    for line in input.split(b'\n') {
-        let line = line.ok()?;
-        let line = line.trim_ascii();
-        total += u64::from(!line.is_empty() && !line.starts_with(b"#"));
+pub fn count_lines(mut input: impl BufRead) -> Option<u64> {
+    let (mut total, mut line) = (0, Vec::new());
+    loop {
+        line.clear();
+        let (consumed, _) = read_line(&mut input, &mut line).ok()?;
+        if consumed == 0 {
+            return Some(total);
+        }
+        let text = line.trim_ascii();
+        total += u64::from(!text.is_empty() && !text.starts_with(b"#"));
     }
-    Some(total)
 }
 
 #[cfg(test)]
@@ -533,6 +595,73 @@ mod tests {
         assert_eq!(got[1].line, 4);
         assert_eq!(got[1].text, "bad line");
         assert!(got[1].grid.is_err());
+    }
+
+    /// A character after the cells that starts no comment makes the line
+    /// invalid at its column: a mistyped 81-cell line is no 4×4 board, a
+    /// mistyped 256-cell line no 9×9 one.
+    #[test]
+    fn a_stray_character_after_the_cells_is_no_comment() {
+        let mut typo = EASY.as_bytes().to_vec();
+        typo[16] = b'*';
+        let allowed = "1-9, A-P, '.' or '0'".to_string();
+        assert_eq!(
+            parse_grid(&typo, Variant::Standard),
+            Err(PuzzleError::BadCharacter { character: '*', column: 17, allowed })
+        );
+        let mut sixteen = ".".repeat(256).into_bytes();
+        sixteen[81] = b'*';
+        assert!(matches!(parse_grid(&sixteen, Variant::Standard), Err(PuzzleError::BadCharacter { column: 82, .. })));
+        assert!(parse(&format!("{EASY}\t# tab")).is_ok());
+    }
+
+    /// `\n`, `\r\n` and a lone `\r` each end a line, also when a `\r\n` is
+    /// split between two reads; the line count for the progress bar agrees.
+    #[test]
+    fn every_line_ending_ends_a_line() {
+        let text = format!("{EASY}\r{EASY}\r\n\r\n{EASY}\n# c\r{EASY}");
+        let got = entries(&text);
+        assert_eq!(got.iter().map(|e| e.line).collect::<Vec<_>>(), vec![1, 2, 4, 6]);
+        assert!(got.iter().all(|e| e.grid.is_ok()));
+        assert_eq!(count_lines(text.as_bytes()), Some(4));
+        let two = format!("{EASY}\r\n{EASY}");
+        let tiny = BufReader::with_capacity(1, two.as_bytes());
+        let got: Vec<Entry> = PuzzleReader::new(tiny, Variant::Standard).map(Result::unwrap).collect();
+        assert_eq!(got.iter().map(|e| e.line).collect::<Vec<_>>(), vec![1, 2]);
+    }
+
+    /// A line past the bound is an invalid record, its rest skipped without
+    /// being kept, and the next line is read as usual.
+    #[test]
+    fn an_overlong_line_is_invalid_and_bounded() {
+        let text = format!("{}\n{EASY}\n", "7".repeat(3 * MAX_LINE));
+        let mut reader = PuzzleReader::new(text.as_bytes(), Variant::Standard);
+        let long = reader.next().unwrap().unwrap();
+        assert_eq!(long.grid, Err(PuzzleError::LineTooLong { max: MAX_LINE }));
+        assert_eq!(long.text, format!("{}…", "7".repeat(80)));
+        assert!(reader.buffer.capacity() <= 2 * MAX_LINE);
+        let next = reader.next().unwrap().unwrap();
+        assert_eq!((next.line, next.grid.is_ok()), (2, true));
+    }
+
+    /// A UTF-16 file's NULs, or any control character, never reach a record.
+    #[test]
+    fn control_characters_are_not_echoed() {
+        let utf16: Vec<u8> = EASY.bytes().flat_map(|b| [b, 0]).collect();
+        let got: Vec<Entry> = PuzzleReader::new(utf16.as_slice(), Variant::Standard).map(Result::unwrap).collect();
+        assert!(got[0].grid.is_err());
+        assert!(!got[0].text.contains('\0') && got[0].text.contains('\u{FFFD}'));
+    }
+
+    #[test]
+    fn puzzle_looking_arguments_are_lines_and_file_names_are_not() {
+        let mut typo = EASY.to_string();
+        typo.replace_range(40..41, "x");
+        assert!(starts_with_a_puzzle(&typo));
+        assert!(starts_with_a_puzzle(&format!("{EASY} # comment")));
+        assert!(starts_with_a_puzzle("1..4"));
+        assert!(!starts_with_a_puzzle("hard.txt"));
+        assert!(!starts_with_a_puzzle("puzzles/0000000000000000.txt"));
     }
 
     #[test]
