@@ -15,6 +15,17 @@
 //! user's choices; [`solver::solve_stream`] drives stages 2–5 for a stream
 //! of puzzles, many in flight at once; [`solver::solve`] for a single one.
 
+/// A line on stderr after the program's name, that never panics: a full or
+/// closed stderr must not stop a run, as `eprintln!` would (what it would
+/// have said is lost; the records on stdout are not).
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), "sudoku-anneal: {}", format_args!($($arg)*));
+    }};
+}
+
 pub mod backend;
 pub mod bench;
 pub mod decode;

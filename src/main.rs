@@ -21,6 +21,7 @@ use sudoku_anneal::grid::Variant;
 use sudoku_anneal::puzzle::{check_inputs, count_puzzles, entries, Entry, Input, Next, ReadAhead};
 use sudoku_anneal::reduce::{reduce, Reduce};
 use sudoku_anneal::report::{self, Format, Summary};
+use sudoku_anneal::say;
 use sudoku_anneal::settings::{MAX_SWEEPS, TIMEOUT_SECONDS};
 use sudoku_anneal::solver::{solve_stream, solve_stream_with_fallback};
 use sudoku_anneal::tempering::Ladders;
@@ -33,7 +34,9 @@ Exit codes:
   0    every puzzle solved
   1    some puzzle unsolved within the budget, or invalid
   2    usage, input/output or device error, or the engine failed on a puzzle
-  130  interrupted (Ctrl-C); every record printed before is complete
+  130  interrupted (Ctrl-C, SIGINT); every record printed before is complete
+  143  stopped by SIGTERM (a scheduler's preemption) in the same way; a second
+       signal ends the process at once
   141  the output was closed early (e.g. `| head`); the rest was not solved";
 
 #[derive(Parser)]
@@ -231,12 +234,23 @@ struct ExportArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and version go to stdout (exit 0), usage errors to stderr (exit 2);
+        // help that cannot be written is an output error, not a success.
+        Err(err) => {
+            let code = if err.use_stderr() { 2 } else { 0 };
+            return match err.print() {
+                Ok(()) => ExitCode::from(code),
+                Err(_) => ExitCode::from(2),
+            };
+        }
+    };
     // The solver's thread is a worker of the pool, so the CPU backends'
     // parallel sweeps start on it instead of waking another thread and
     // sleeping until it is done.
     if let Err(err) = rayon::ThreadPoolBuilder::new().use_current_thread().build_global() {
-        eprintln!("sudoku-anneal: error: cannot start the thread pool: {err}");
+        say!("error: cannot start the thread pool: {err}");
         return ExitCode::from(2);
     }
     match run(cli) {
@@ -244,7 +258,7 @@ fn main() -> ExitCode {
         // Quietly, as a process killed by SIGPIPE, and not 0: most puzzles may never have run.
         Err(err) if is_broken_pipe(&err) => ExitCode::from(141),
         Err(err) => {
-            eprintln!("sudoku-anneal: error: {err:#}");
+            say!("error: {err:#}");
             ExitCode::from(2)
         }
     }
@@ -265,7 +279,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export(args) => run_export(args),
         Command::Devices => run_devices(),
         Command::Serve(args) => {
-            let ready = |addr| eprintln!("sudoku-anneal: serving http://{addr}/ (Ctrl-C stops)");
+            let ready = |addr| say!("serving http://{addr}/ (Ctrl-C stops)");
             sudoku_anneal::serve::serve(args.addr, ready).with_context(|| format!("cannot serve on {}", args.addr))?;
             Ok(ExitCode::SUCCESS)
         }
@@ -300,7 +314,7 @@ impl SettingsArgs {
     fn resolve(&self, backend: &dyn Backend) -> anyhow::Result<Settings> {
         let (settings, note) = Settings::resolve(backend.kind(), &self.overrides())?.fit_to(backend);
         if let Some(note) = note {
-            eprintln!("sudoku-anneal: {note}");
+            say!("{note}");
         }
         Ok(settings)
     }
@@ -310,7 +324,7 @@ impl SettingsArgs {
 fn make_backend(choice: BackendChoice) -> anyhow::Result<Box<dyn Backend>> {
     let (kind, backend) = choice.build()?;
     if kind.is_gpu() && choice != BackendChoice::Auto {
-        eprintln!("sudoku-anneal: {} backend on {}", kind.name(), backend.device());
+        say!("{} backend on {}", kind.name(), backend.device());
     }
     Ok(backend)
 }
@@ -438,7 +452,7 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     check_inputs(&inputs)?;
     // The backend that produced the next record: auto may fall back from gpu to cpu-lanes mid-run.
     let name = std::cell::Cell::new(backend.name());
-    let interrupted = interrupt_flag()?;
+    let interrupt = Interrupt::install()?;
     let progress = progress_bar(&inputs);
     let output = RefCell::new(Output::new());
     let mut summary = Summary::default();
@@ -450,7 +464,7 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let emit = |entry: Entry, outcome: Outcome| {
         if let Some(why) = outcome.solution().and_then(|found| entry.disagreement(found)) {
             disagreements += 1;
-            progress.suspend(|| eprintln!("sudoku-anneal: warning: line {}: {why}", entry.line));
+            progress.suspend(|| say!("warning: line {}: {why}", entry.line));
         }
         summary.add(&outcome);
         output.borrow_mut().write_record(args.format, &entry, &outcome, name.get())?;
@@ -467,10 +481,7 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
         let cpu = kind.build().ok()?;
         let cpu_settings = args.settings.resolve(cpu.as_ref()).ok()?;
         progress.suspend(|| {
-            eprintln!(
-                "sudoku-anneal: {error}; auto goes on with the {} backend from the first puzzle not yet printed",
-                kind.name()
-            )
+            say!("{error}; auto goes on with the {} backend from the first puzzle not yet printed", kind.name())
         });
         name.set(kind.name());
         Some((cpu, cpu_settings))
@@ -478,7 +489,7 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     // Asked every round: records written while puzzles anneal go out within FLUSH_EVERY and a round.
     let stop = || {
         drop(output.borrow_mut().flush_if_due());
-        interrupted.load(Ordering::Relaxed)
+        interrupt.raised()
     };
     // Tracking the puzzles in flight for a fallback costs a copy of each: only a GPU run may need one.
     let result = match backend.kind().is_gpu() && args.backend.fallback().is_some() {
@@ -487,24 +498,25 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     };
     let result = result.map_err(anyhow::Error::from).and_then(|()| Ok(output.borrow_mut().flush()?));
     progress.finish_and_clear();
-    eprintln!("sudoku-anneal: {}", summary.describe(name.get(), started.elapsed().as_secs_f64()));
+    if result.is_err() {
+        // The error that follows says why; a summary would count records never written.
+        return result.map(|()| ExitCode::SUCCESS);
+    }
+    say!("{}", summary.describe(name.get(), started.elapsed().as_secs_f64()));
     if disagreements > 0 {
-        eprintln!(
-            "sudoku-anneal: warning: {disagreements} of the solutions found differ from the input's solutions column \
+        say!(
+            "warning: {disagreements} of the solutions found differ from the input's solutions column \
              (each obeys the rules and the clues)"
         );
     }
-    result?;
-    if interrupted.load(Ordering::Relaxed) {
+    if interrupt.raised() {
         let last = last_line.map_or("none".to_string(), |line| format!("line {line}"));
-        eprintln!("sudoku-anneal: interrupted; the last record printed is for {last}");
-        return Ok(ExitCode::from(130));
+        let (cause, code) = interrupt.cause();
+        say!("{cause}; the last record printed is for {last}");
+        return Ok(code);
     }
     if summary.failed > 0 {
-        eprintln!(
-            "sudoku-anneal: error: the engine failed on {} puzzles (see their records); please report",
-            summary.failed
-        );
+        say!("error: the engine failed on {} puzzles (see their records); please report", summary.failed);
         return Ok(ExitCode::from(2));
     }
     Ok(if summary.all_solved() { ExitCode::SUCCESS } else { ExitCode::from(1) })
@@ -520,12 +532,42 @@ fn parse_svg_path(path: &str) -> Result<String, String> {
     }
 }
 
-/// A flag that Ctrl-C raises, so a run stops between rounds and reports what it has.
-fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&interrupted);
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)).context("cannot install the Ctrl-C handler")?;
-    Ok(interrupted)
+/// Flags that Ctrl-C (SIGINT) and SIGTERM (what Slurm and Kubernetes send
+/// before they kill a job) raise, so a run stops between rounds and reports
+/// what it has; a second signal ends the process at once.
+struct Interrupt {
+    stop: Arc<AtomicBool>,
+    terminated: Arc<AtomicBool>,
+}
+
+impl Interrupt {
+    fn install() -> anyhow::Result<Interrupt> {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        use signal_hook::flag::{register, register_conditional_shutdown};
+        let interrupt = Interrupt { stop: Arc::default(), terminated: Arc::default() };
+        let install = || -> io::Result<()> {
+            // The shutdown first: it acts only when a signal before this one raised the flag.
+            register_conditional_shutdown(SIGINT, 130, Arc::clone(&interrupt.stop))?;
+            register_conditional_shutdown(SIGTERM, 143, Arc::clone(&interrupt.stop))?;
+            register(SIGINT, Arc::clone(&interrupt.stop))?;
+            register(SIGTERM, Arc::clone(&interrupt.stop))?;
+            register(SIGTERM, Arc::clone(&interrupt.terminated)).map(drop)
+        };
+        install().context("cannot install the signal handlers")?;
+        Ok(interrupt)
+    }
+
+    fn raised(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// What stopped the run, and its exit status (128 + the signal's number, as a shell reports it).
+    fn cause(&self) -> (&'static str, ExitCode) {
+        match self.terminated.load(Ordering::Relaxed) {
+            true => ("stopped by SIGTERM", ExitCode::from(143)),
+            false => ("interrupted", ExitCode::from(130)),
+        }
+    }
 }
 
 /// A backend to benchmark and its settings.
@@ -550,7 +592,7 @@ fn bench_backends(args: &BenchArgs) -> anyhow::Result<(Vec<Contender>, usize)> {
                 backends.push((backend, settings));
             }
             Err(err) => {
-                eprintln!("sudoku-anneal: error: {err:#}; bench goes on without it");
+                say!("error: {err:#}; bench goes on without it");
                 skipped += 1;
             }
         }
@@ -570,8 +612,8 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if backends.is_empty() {
         anyhow::bail!("no backend to benchmark could start");
     }
-    let interrupted = interrupt_flag()?;
-    let stop = || interrupted.load(Ordering::Relaxed);
+    let interrupt = Interrupt::install()?;
+    let stop = || interrupt.raised();
     let mut reports = Vec::new();
     'backends: for (backend, settings) in &mut backends {
         // Untimed warm-up: first-use costs of the device belong to no puzzle.
@@ -594,24 +636,26 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 }
                 report.runs.push(run);
             }
-            eprintln!("sudoku-anneal: bench: {file} on {} done", backend.name());
+            say!("bench: {file} on {} done", backend.name());
             reports.push(report);
         }
     }
     io::stdout().write_all(bench::markdown(&reports).as_bytes()).context("cannot write the table")?;
     if let Some(mut file) = json_file {
-        writeln!(file, "{}", bench::json(&reports)).with_context(|| format!("cannot write {:?}", args.json))?;
+        writeln!(file, "{}", bench::json(&reports))
+            .with_context(|| format!("cannot write {}", args.json.as_deref().unwrap_or_default()))?;
     }
     if let Some(path) = &args.plot {
         bench::plot_svg(&reports, Path::new(path))?;
     }
     let invalid: usize = reports.iter().map(|r| r.stats().invalid).sum();
     if invalid > 0 {
-        eprintln!("sudoku-anneal: warning: {invalid} input lines are no valid puzzle; no figure counts them");
+        say!("warning: {invalid} input lines are no valid puzzle; no figure counts them");
     }
     Ok(if stop() {
-        eprintln!("sudoku-anneal: interrupted; the table holds the runs finished before");
-        ExitCode::from(130)
+        let (cause, code) = interrupt.cause();
+        say!("{cause}; the table holds the runs finished before");
+        code
     } else if skipped > 0 {
         ExitCode::from(2)
     } else if invalid > 0 {
@@ -657,7 +701,7 @@ fn run_export(args: ExportArgs) -> anyhow::Result<ExitCode> {
             Ok(model) => model,
             Err(reason) => {
                 out.flush()?;
-                eprintln!("sudoku-anneal: error: {file}, line {}: {reason}; nothing after it was exported", entry.line);
+                say!("error: {file}, line {}: {reason}; nothing after it was exported", entry.line);
                 return Ok(ExitCode::from(1));
             }
         };

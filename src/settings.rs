@@ -159,7 +159,31 @@ impl Settings {
         };
         settings.validate()?;
         kind.check_runs(settings.dynamics())?;
+        settings.check_memory(kind, memory_available())?;
         Ok(settings)
+    }
+
+    /// Refuses settings whose replicas in flight on 9×9 boards would take
+    /// more host memory than `available` bytes (an estimate per backend,
+    /// [`BackendKind::bytes_per_replica_spin`]), before any is allocated.
+    pub fn check_memory(&self, kind: BackendKind, available: Option<u64>) -> Result<()> {
+        let (Some(per_spin), Some(available)) = (kind.bytes_per_replica_spin(), available) else { return Ok(()) };
+        let classic = self.for_shape(Shape::CLASSIC);
+        let replicas = (classic.replicas * classic.ladders) as u64;
+        let needed =
+            replicas.saturating_mul(self.batch as u64).saturating_mul(Shape::CLASSIC.spins() as u64 * per_spin);
+        if needed <= available {
+            return Ok(());
+        }
+        let gb = |bytes: u64| bytes as f64 / 1e9;
+        Err(Error::Settings(format!(
+            "{replicas} replicas per puzzle (--replicas × --ladders) × --batch {} on {} need about {:.1} GB on 9×9 \
+             boards; this machine has {:.1} GB available",
+            self.batch,
+            kind.name(),
+            gb(needed),
+            gb(available),
+        )))
     }
 
     pub fn dynamics(&self) -> Dynamics {
@@ -262,9 +286,66 @@ impl Settings {
     }
 }
 
+/// Bytes this process may still allocate, as far as the system says: the
+/// least of the memory available (Linux's `MemAvailable`), what the
+/// address-space limit (`ulimit -v`) leaves and what the cgroup's limit
+/// leaves (a container's); `None` where none of them is known.
+pub fn memory_available() -> Option<u64> {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let field_kb = |text: &str, name: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(name))?;
+        line[name.len()..].trim().trim_end_matches("kB").trim().parse::<u64>().ok().map(|kb| kb * 1024)
+    };
+    let system = read("/proc/meminfo").and_then(|t| field_kb(&t, "MemAvailable:"));
+    let address_space = address_space_limit().map(|limit| {
+        let used = read("/proc/self/status").and_then(|t| field_kb(&t, "VmSize:")).unwrap_or(0);
+        limit.saturating_sub(used)
+    });
+    let cgroup = read("/sys/fs/cgroup/memory.max").and_then(|max| {
+        let max: u64 = max.trim().parse().ok()?;
+        let current = read("/sys/fs/cgroup/memory.current").and_then(|c| c.trim().parse().ok()).unwrap_or(0);
+        Some(max.saturating_sub(current))
+    });
+    [system, address_space, cgroup].into_iter().flatten().min()
+}
+
+#[cfg(unix)]
+fn address_space_limit() -> Option<u64> {
+    use nix::sys::resource::{getrlimit, Resource, RLIM_INFINITY};
+    let (soft, _) = getrlimit(Resource::RLIMIT_AS).ok()?;
+    (soft != RLIM_INFINITY).then_some(soft)
+}
+
+#[cfg(not(unix))]
+fn address_space_limit() -> Option<u64> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 100,000 replicas of the reference take about 0.87 GB on 9×9 boards:
+    /// refused with the figures below that, accepted above; GPU backends
+    /// are bounded by their device instead.
+    #[test]
+    fn settings_that_need_more_memory_than_there_is_are_refused_with_the_figures() {
+        let settings = Settings { ladders: 100_000, replicas: 1, small_boards: None, ..Settings::default() };
+        let Err(Error::Settings(message)) = settings.check_memory(BackendKind::Cpu, Some(500_000_000)) else {
+            panic!("0.87 GB accepted in 0.5")
+        };
+        assert_eq!(
+            message,
+            "100000 replicas per puzzle (--replicas × --ladders) × --batch 1 on cpu need about 0.9 GB on 9×9 boards; \
+             this machine has 0.5 GB available"
+        );
+        assert!(settings.check_memory(BackendKind::Cpu, Some(1_000_000_000)).is_ok());
+        assert!(settings.check_memory(BackendKind::Cpu, None).is_ok());
+        assert!(settings.check_memory(BackendKind::Gpu, Some(1)).is_ok());
+        let batch = Settings { batch: 2, ..settings };
+        assert!(batch.check_memory(BackendKind::Cpu, Some(1_000_000_000)).is_err());
+        assert!(memory_available().is_some_and(|bytes| bytes > 0), "Linux says how much memory there is");
+    }
 
     #[test]
     fn batches_shrink_to_the_replicas_a_device_holds() {

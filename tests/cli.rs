@@ -10,7 +10,7 @@ use sudoku_anneal::Status;
 use crate::util::{exact_solve, example, grid, solves, EASY, EASY_SOLUTION, INKALA};
 
 /// The binary with piped stdin, stdout and stderr.
-fn spawn(args: &[&str]) -> Child {
+pub(crate) fn spawn(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
         .args(args)
         .stdin(Stdio::piped())
@@ -20,7 +20,7 @@ fn spawn(args: &[&str]) -> Child {
         .unwrap()
 }
 
-fn run_bytes(args: &[&str], stdin: &[u8]) -> Output {
+pub(crate) fn run_bytes(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = spawn(args);
     let mut pipe = child.stdin.take().unwrap();
     // Written from a thread: the binary streams its output while it reads, so
@@ -32,11 +32,11 @@ fn run_bytes(args: &[&str], stdin: &[u8]) -> Output {
     output
 }
 
-fn run(args: &[&str], stdin: &str) -> Output {
+pub(crate) fn run(args: &[&str], stdin: &str) -> Output {
     run_bytes(args, stdin.as_bytes())
 }
 
-fn stdout_lines(output: &Output) -> Vec<String> {
+pub(crate) fn stdout_lines(output: &Output) -> Vec<String> {
     String::from_utf8(output.stdout.clone()).unwrap().lines().map(str::to_string).collect()
 }
 

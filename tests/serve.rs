@@ -148,6 +148,14 @@ fn bad_input_is_said_and_the_server_goes_on() {
     let (name, error) = answer.event().unwrap();
     assert_eq!(name, "error");
     assert_eq!(error["error"], "unknown backend \"nope\"");
+    // Beyond this machine's memory (the CI machine's 24 GB): refused with the
+    // figures, and the server stays up.
+    if sudoku_anneal::settings::memory_available().is_some_and(|bytes| bytes < 36_000_000_000) {
+        let mut answer = get(&server, &format!("/api/solve?puzzle={INKALA}&backend=cpu&replicas=4194303&ladders=1"));
+        let (name, error) = answer.event().unwrap();
+        assert_eq!(name, "error");
+        assert!(error["error"].as_str().unwrap().contains("need about 36.7 GB on 9×9 boards"), "{error}");
+    }
     let answer = get(&server, "/api/solve?puzzle=1&replicas=many");
     assert_eq!(answer.status, 400);
     assert!(answer.body().contains("replicas"));
@@ -265,4 +273,36 @@ fn uploads_beyond_the_limit_are_refused() {
     }
     let answer = read_answer(stream);
     assert_eq!(answer.status, 413);
+}
+
+/// Two clients that declare 1,000 bytes, send 82 and stall hold both run
+/// places only until the upload's idle time passes: each is told its
+/// upload stalled, and the next client is served.
+#[test]
+fn stalled_uploads_give_their_places_back() {
+    let server = Server::start();
+    let stall = || {
+        let mut stream = TcpStream::connect(&server.addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        write!(stream, "POST /api/collection HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{INKALA}\n").unwrap();
+        stream
+    };
+    let stalled = [stall(), stall()];
+    let started = Instant::now();
+    std::thread::sleep(Duration::from_millis(300));
+    let file = format!("{INKALA}\n");
+    let length = format!("Content-Length: {}\r\n", file.len());
+    let answer = request(&server, "POST", "/api/collection?backend=cpu", &length, file.as_bytes());
+    assert_eq!(answer.status, 503, "both places are held while the uploads are young");
+    for stream in stalled {
+        let answer = read_answer(stream);
+        assert_eq!(answer.status, 408);
+        assert!(answer.body().contains("the upload stalled"));
+    }
+    let waited = started.elapsed();
+    let idle = sudoku_anneal::serve::UPLOAD_IDLE;
+    assert!(waited >= idle - Duration::from_millis(400) && waited < idle * 3, "{waited:?}");
+    let mut answer = request(&server, "POST", "/api/collection?backend=cpu", &length, file.as_bytes());
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.event().unwrap().0, "start");
 }

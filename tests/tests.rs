@@ -8,6 +8,7 @@ mod cpu_vs_gpu;
 mod faults;
 mod fuzz;
 mod model;
+mod reliability;
 mod serve;
 mod tempering;
 mod util;

@@ -120,6 +120,20 @@ impl BackendKind {
         }
     }
 
+    /// Host memory one replica takes per spin of its board, rounded up from
+    /// the resident size at 1,000 and 20,000 replicas of an empty 9×9 board
+    /// (2026-11-26: cpu 11.2, cpu-lanes 2.3, cpu-bits 0.45, bits32 0.35
+    /// bytes); `None` for the GPU backends, whose replicas live on the device
+    /// and are bounded by its limits (`Backend::max_replicas`).
+    pub fn bytes_per_replica_spin(self) -> Option<u64> {
+        match self {
+            BackendKind::Cpu => Some(12),
+            BackendKind::CpuLanes => Some(3),
+            BackendKind::CpuBits | BackendKind::Bits32 => Some(1),
+            BackendKind::Gpu | BackendKind::GpuBits => None,
+        }
+    }
+
     /// The backend whose states it must equal bit for bit, if any.
     pub fn twin(self) -> Option<BackendKind> {
         match self {
@@ -250,12 +264,12 @@ impl BackendChoice {
             BackendChoice::Kind(kind) => Ok((kind, kind.build()?)),
             BackendChoice::Auto => Ok(match GpuBackend::new(AdapterChoice::Hardware, BackendKind::Gpu) {
                 Ok(gpu) => {
-                    eprintln!("sudoku-anneal: auto picked the gpu backend on {}", gpu.adapter().name);
+                    say!("auto picked the gpu backend on {}", gpu.adapter().name);
                     (BackendKind::Gpu, Box::new(gpu))
                 }
                 // The fastest CPU backend (BENCHMARKS.md: the least CPU time per puzzle).
                 Err(why) => {
-                    eprintln!("sudoku-anneal: auto picked the cpu-lanes backend ({why})");
+                    say!("auto picked the cpu-lanes backend ({why})");
                     (BackendKind::CpuLanes, Box::new(LanesBackend::new()))
                 }
             }),

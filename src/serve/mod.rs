@@ -16,6 +16,7 @@ mod live;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
@@ -39,6 +40,10 @@ const MAX_QUERY: usize = 4096;
 /// The largest collection accepted: about 800,000 lines of 9×9 puzzles,
 /// held in memory while they are solved.
 pub const MAX_UPLOAD: usize = 64 << 20;
+/// The longest wait for the next part of an upload, and the longest upload
+/// (64 MiB at 1 MB/s): a client that stalls must not hold a run's place.
+pub const UPLOAD_IDLE: Duration = Duration::from_secs(5);
+pub const UPLOAD_TIME: Duration = Duration::from_secs(120);
 
 #[derive(Clone)]
 struct Shared {
@@ -50,6 +55,7 @@ struct Shared {
 pub fn serve(addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
+        .enable_time()
         .build()
         .map_err(|e| Error::Io(std::io::Error::other(format!("cannot start the server's runtime: {e}"))))?;
     runtime.block_on(async {
@@ -180,10 +186,25 @@ async fn solve_collection(
     // The place is taken before the upload is read, so that a busy server
     // says so at once instead of after the upload.
     let Ok(permit) = shared.runs.clone().try_acquire_owned() else { return busy() };
-    // Read chunk by chunk, so a body without a declared length is bounded too.
+    // Read chunk by chunk, so a body without a declared length is bounded
+    // too, and each chunk and the whole within their times.
     let mut text = Vec::with_capacity(declared.unwrap_or(0));
     let mut chunks = body.into_data_stream();
-    while let Some(chunk) = futures_util::StreamExt::next(&mut chunks).await {
+    let deadline = tokio::time::Instant::now() + UPLOAD_TIME;
+    loop {
+        let wait = UPLOAD_IDLE.min(deadline.saturating_duration_since(tokio::time::Instant::now()));
+        let chunk = match tokio::time::timeout(wait, futures_util::StreamExt::next(&mut chunks)).await {
+            Ok(None) => break,
+            Ok(Some(chunk)) => chunk,
+            Err(_) => {
+                let message = format!(
+                    "the upload stalled: nothing came for {} s, or it took longer than {} s",
+                    UPLOAD_IDLE.as_secs(),
+                    UPLOAD_TIME.as_secs()
+                );
+                return refuse(StatusCode::REQUEST_TIMEOUT, message);
+            }
+        };
         let Ok(chunk) = chunk else {
             return refuse(StatusCode::BAD_REQUEST, "the upload broke off");
         };

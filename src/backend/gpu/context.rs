@@ -110,8 +110,9 @@ impl GpuContext {
     /// The kernel that runs `dynamics` on boards of `shape`, and its
     /// pipelines, compiled on first use.
     pub(super) fn pipeline(&mut self, shape: Shape, dynamics: Dynamics) -> Result<&Pipelines> {
-        let engine = Engine::of(self.kind, dynamics)
-            .ok_or_else(|| Error::Settings(format!("the {} backend does not run {dynamics:?}", self.kind.name())))?;
+        let engine = Engine::of(self.kind, dynamics).ok_or_else(|| {
+            Error::Settings(format!("the {} backend has no kernel for these --moves and --weights", self.kind.name()))
+        })?;
         let key = (engine, shape, dynamics.weights);
         if !self.pipelines.contains_key(&key) {
             let workgroup_bytes = self.limits.max_compute_workgroup_storage_size;
