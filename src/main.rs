@@ -14,7 +14,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice};
-use sudoku_anneal::backend::kind::Defaults;
+use sudoku_anneal::backend::kind::{Batch, Defaults};
 use sudoku_anneal::backend::Backend;
 use sudoku_anneal::dynamics::{Moves, WeightRule};
 use sudoku_anneal::grid::Variant;
@@ -23,7 +23,7 @@ use sudoku_anneal::reduce::{reduce, Reduce};
 use sudoku_anneal::report::{self, Format, Summary};
 use sudoku_anneal::say;
 use sudoku_anneal::settings::{MAX_SWEEPS, TIMEOUT_SECONDS};
-use sudoku_anneal::solver::{solve_stream, solve_stream_with_fallback};
+use sudoku_anneal::solver::{solve_stream, solve_stream_on_threads, solve_stream_with_fallback};
 use sudoku_anneal::tempering::Ladders;
 use sudoku_anneal::{
     bench, export, model::Model, outcome::Outcome, BackendChoice, BackendKind, Error, Overrides, Settings,
@@ -320,6 +320,15 @@ impl SettingsArgs {
     }
 }
 
+/// Threads that each run a solver of their own over the one input, with no
+/// join per round, where the backend's batch is its default of one puzzle
+/// per thread; `None`: one solver over the whole batch.
+fn solver_threads(flags: &SettingsArgs, kind: BackendKind, settings: &Settings) -> Option<usize> {
+    let per_thread = kind.defaults(settings.variant, Some(settings.moves)).batch == Batch::OnePerThread;
+    let threads = rayon::current_num_threads();
+    (per_thread && flags.batch.is_none() && threads > 1).then_some(threads)
+}
+
 /// The backend of `choice`, said on stderr for a GPU.
 fn make_backend(choice: BackendChoice) -> anyhow::Result<Box<dyn Backend>> {
     let (kind, backend) = choice.build()?;
@@ -400,21 +409,20 @@ impl Output {
     }
 }
 
-/// The entries of one shard, flushing the output when they run dry. Errors
-/// always pass, so a bad input stops every shard.
-struct ShardInput<'a, I> {
+/// The entries of one shard, calling `on_dry` (the output's flush) when
+/// they run dry. Errors always pass, so a bad input stops every shard.
+struct ShardInput<I, F> {
     entries: I,
     shard: Shard,
-    output: &'a RefCell<Output>,
+    on_dry: F,
 }
 
-impl<I: Input> Input for ShardInput<'_, I> {
+impl<I: Input, F: FnMut()> Input for ShardInput<I, F> {
     fn next_entry(&mut self, wait: bool) -> Next {
         loop {
-            // A failed flush is not lost: the next write or the last flush fails too.
             let next = match self.entries.next_entry(false) {
                 Next::NotYet => {
-                    drop(self.output.borrow_mut().flush());
+                    (self.on_dry)();
                     match wait {
                         true => self.entries.next_entry(true),
                         false => return Next::NotYet,
@@ -459,7 +467,7 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let mut last_line = None;
     let started = Instant::now();
     let shard = args.shard.unwrap_or(Shard { index: 0, count: 1 });
-    let entries = ShardInput { entries: ReadAhead::spawn(inputs.clone(), settings.variant), shard, output: &output };
+    let read = ReadAhead::spawn(inputs.clone(), settings.variant);
     let mut disagreements = 0;
     let emit = |entry: Entry, outcome: Outcome| {
         if let Some(why) = outcome.solution().and_then(|found| entry.disagreement(found)) {
@@ -486,15 +494,30 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
         name.set(kind.name());
         Some((cpu, cpu_settings))
     };
-    // Asked every round: records written while puzzles anneal go out within FLUSH_EVERY and a round.
-    let stop = || {
-        drop(output.borrow_mut().flush_if_due());
-        interrupt.raised()
-    };
-    // Tracking the puzzles in flight for a fallback costs a copy of each: only a GPU run may need one.
-    let result = match backend.kind().is_gpu() && args.backend.fallback().is_some() {
-        true => solve_stream_with_fallback(entries, &settings, backend.as_mut(), fallback, emit, stop),
-        false => solve_stream(entries, &settings, backend.as_mut(), emit, stop),
+    // A failed flush is not lost: the next write or the last flush fails too.
+    let flush_if_due = || drop(output.borrow_mut().flush_if_due());
+    let result = match solver_threads(&args.settings, backend.kind(), &settings) {
+        Some(threads) => {
+            // Each thread's solver reads on while the others anneal: no flush on a dry input.
+            let entries = ShardInput { entries: read, shard, on_dry: || {} };
+            let kind = backend.kind();
+            let make = || kind.build();
+            let each = Settings { batch: 1, ..settings.clone() };
+            solve_stream_on_threads(entries, &each, threads, make, emit, || interrupt.raised(), flush_if_due)
+        }
+        None => {
+            let entries = ShardInput { entries: read, shard, on_dry: || drop(output.borrow_mut().flush()) };
+            // Asked every round: records written while puzzles anneal go out within FLUSH_EVERY and a round.
+            let stop = || {
+                flush_if_due();
+                interrupt.raised()
+            };
+            // Tracking the puzzles in flight for a fallback costs a copy of each: only a GPU run may need one.
+            match backend.kind().is_gpu() && args.backend.fallback().is_some() {
+                true => solve_stream_with_fallback(entries, &settings, backend.as_mut(), fallback, emit, stop),
+                false => solve_stream(entries, &settings, backend.as_mut(), emit, stop),
+            }
+        }
     };
     let result = result.map_err(anyhow::Error::from).and_then(|()| Ok(output.borrow_mut().flush()?));
     progress.finish_and_clear();
@@ -628,7 +651,8 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 runs: Vec::new(),
             };
             for seed in (0..args.runs).map(|run| settings.seed + run) {
-                let run = bench_run(file, &Settings { seed, ..settings.clone() }, backend.as_mut(), stop)?;
+                let threads = solver_threads(&args.settings, backend.kind(), settings);
+                let run = bench_run(file, &Settings { seed, ..settings.clone() }, backend.as_mut(), threads, stop)?;
                 if stop() {
                     // A run cut short would skew every figure: report the whole runs only.
                     reports.extend((!report.runs.is_empty()).then_some(report));
@@ -670,7 +694,8 @@ fn bench_run(
     file: &str,
     settings: &Settings,
     backend: &mut dyn Backend,
-    stop: impl Fn() -> bool,
+    threads: Option<usize>,
+    stop: impl Fn() -> bool + Sync,
 ) -> anyhow::Result<bench::Run> {
     let mut outcomes = Vec::new();
     let (started, cpu_before) = (Instant::now(), bench::process_cpu_seconds());
@@ -678,7 +703,15 @@ fn bench_run(
         outcomes.push(outcome);
         Ok(())
     };
-    solve_stream(entries(&[file.to_string()], settings.variant), settings, backend, keep, stop)?;
+    let entries = entries(&[file.to_string()], settings.variant);
+    match threads {
+        Some(threads) => {
+            let kind = backend.kind();
+            let (make, each) = (|| kind.build(), Settings { batch: 1, ..settings.clone() });
+            solve_stream_on_threads(entries, &each, threads, make, keep, stop, || {})?
+        }
+        None => solve_stream(entries, settings, backend, keep, stop)?,
+    }
     let cpu_seconds = bench::process_cpu_seconds().zip(cpu_before).map(|(after, before)| after - before);
     Ok(bench::Run { seed: settings.seed, wall_seconds: started.elapsed().as_secs_f64(), cpu_seconds, outcomes })
 }

@@ -333,6 +333,68 @@ fn batching_changes_neither_results_nor_order() {
     }
 }
 
+/// The backends that run a puzzle per thread do so with a solver per
+/// thread and no join per round: records in input order, and the same
+/// outcomes on one thread or three. A producer that writes one puzzle and
+/// waits gets its answer from them too.
+#[test]
+fn threads_change_neither_results_nor_order() {
+    let hard = std::fs::read_to_string(example("hard.txt")).unwrap();
+    let input = format!("{hard}{EASY}\nbad\n{INKALA}\n{hard}");
+    let solve_on = |backend: &str, threads: &str, stdin: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+            .args(["solve", "--backend", backend, "--format", "jsonl", "--max-sweeps", "40", "-"])
+            .env("RAYON_NUM_THREADS", threads)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let records: Vec<serde_json::Value> = stdout_lines(&out)
+            .iter()
+            .map(|l| {
+                let mut record: serde_json::Value = serde_json::from_str(l).unwrap();
+                record.as_object_mut().unwrap().remove("seconds");
+                record
+            })
+            .collect();
+        records
+    };
+    for backend in ["cpu-lanes", "cpu-bits"] {
+        let one = solve_on(backend, "1", &input);
+        assert_eq!(one.len(), 13);
+        let indices: Vec<u64> = one.iter().map(|r| r["index"].as_u64().unwrap()).collect();
+        assert_eq!(indices, (0..13).collect::<Vec<_>>());
+        let statuses: Vec<&str> = one.iter().map(|r| r["status"].as_str().unwrap()).collect();
+        assert!(["solved", "unsolved", "invalid"].iter().all(|kind| statuses.contains(kind)), "{statuses:?}");
+        assert_eq!(solve_on(backend, "3", &input), one, "{backend}");
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+        .args(["solve", "--backend", "cpu-lanes"])
+        .env("RAYON_NUM_THREADS", "2")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (sender, answers) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+            drop(sender.send(line.unwrap()));
+        }
+    });
+    for _ in 0..3 {
+        writeln!(stdin, "{INKALA}").unwrap();
+        let answer =
+            answers.recv_timeout(std::time::Duration::from_secs(20)).expect("an answer while the input is open");
+        assert!(solves(&grid(INKALA), &grid(&answer)), "{answer}");
+    }
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
 #[test]
 fn byte_order_mark_crlf_and_trailing_spaces_are_accepted() {
     let out = run(&["solve", "--backend", "cpu"], &format!("\u{feff}{EASY}  \r\n{EASY}\r\n"));

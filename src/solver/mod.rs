@@ -3,11 +3,13 @@
 //! per puzzle in input order. Backends are interchangeable.
 //!
 //! `intake.rs` reads and prepares puzzles, `slots.rs` keeps the batch on
-//! the backend; [`solve_stream`] runs the rounds.
+//! the backend; [`solve_stream`] runs the rounds. `workers.rs` runs a
+//! solver per thread over one input, with no join per round.
 
 mod intake;
 mod observe;
 mod slots;
+mod workers;
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -21,7 +23,8 @@ use crate::puzzle::{Entry, Input, Next};
 use crate::settings::Settings;
 use intake::{Intake, Pending};
 pub use observe::{Observer, Progress};
-use slots::Slots;
+use slots::{Slots, READ_AT_ONCE};
+pub use workers::solve_stream_on_threads;
 
 /// Solves a stream of puzzles, `settings.batch` at a time, and calls `emit`
 /// once per entry in input order, as soon as it and every entry before it
@@ -38,7 +41,7 @@ pub fn solve_stream(
     emit: impl FnMut(Entry, Outcome) -> Result<()>,
     stop: impl Fn() -> bool,
 ) -> Result<()> {
-    run(entries, settings, backend, emit, stop, None)
+    run(entries, settings, backend, emit, stop, None, READ_AT_ONCE)
 }
 
 /// [`solve_stream`] for one puzzle that `observer` watches round by round.
@@ -67,7 +70,8 @@ fn run_one(
     };
     let one = Settings { batch: 1, ..settings.clone() };
     // A reborrow: `run` ties the observer to the lifetime of `one`.
-    run(std::iter::once(Ok(entry)), &one, backend, keep, stop, observer.map(|o| o as &mut dyn Observer))?;
+    let observer = observer.map(|o| o as &mut dyn Observer);
+    run(std::iter::once(Ok(entry)), &one, backend, keep, stop, observer, READ_AT_ONCE)?;
     Ok(result)
 }
 
@@ -78,9 +82,10 @@ fn run<'a>(
     mut emit: impl FnMut(Entry, Outcome) -> Result<()>,
     stop: impl Fn() -> bool,
     observer: Option<&'a mut dyn Observer>,
+    read_at_once: usize,
 ) -> Result<()> {
     let mut intake = Intake::new(entries);
-    let mut slots = Slots::new(settings, backend, observer);
+    let mut slots = Slots::new(settings, backend, observer, read_at_once);
     let mut pending = Pending::default();
     let mut emit_in_order = |pending: &mut Pending| -> Result<()> {
         while let Some((entry, outcome)) = pending.pop_next() {

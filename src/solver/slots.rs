@@ -26,7 +26,7 @@ const MAX_PENDING: usize = 4096;
 /// Entries read and prepared at once, however few slots are empty: most
 /// puzzles of an easy collection never take a slot, and reading them one
 /// at a time cost two allocations and a parallel call each.
-const READ_AT_ONCE: usize = 64;
+pub(super) const READ_AT_ONCE: usize = 64;
 
 /// A puzzle annealing in a slot.
 struct Active {
@@ -71,6 +71,7 @@ pub(super) struct Slots<'a> {
     rung_of_replica: Vec<u32>,
     counts: Vec<u32>,
     observer: Option<&'a mut dyn Observer>,
+    read_at_once: usize,
 }
 
 impl<'a> Slots<'a> {
@@ -78,6 +79,7 @@ impl<'a> Slots<'a> {
         settings: &'a Settings,
         backend: &'a mut dyn Backend,
         observer: Option<&'a mut dyn Observer>,
+        read_at_once: usize,
     ) -> Slots<'a> {
         let shaped = settings.for_shape(Shape::CLASSIC);
         let banks = split(settings.batch, backend.overlaps_host_work());
@@ -93,6 +95,7 @@ impl<'a> Slots<'a> {
             rung_of_replica: Vec::new(),
             counts: vec![0; settings.batch],
             observer,
+            read_at_once,
         }
     }
 
@@ -129,7 +132,7 @@ impl<'a> Slots<'a> {
                 // Wait for input only with nothing else to do: no puzzle
                 // annealing, no record to write first.
                 let wait = self.idle() && pending.is_empty();
-                if !intake.read(empty.len().max(READ_AT_ONCE), wait, self.settings, pending) {
+                if !intake.read(empty.len().max(self.read_at_once), wait, self.settings, pending) {
                     break;
                 }
                 continue;
