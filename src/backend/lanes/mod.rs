@@ -41,7 +41,7 @@ use crate::rng::{attempt_random, stream_key, sweep_key, INITIAL_STATE_SWEEP};
 mod vector;
 
 pub use vector::LANES as CHAINS_PER_GROUP;
-use vector::{Lanes, Random};
+use vector::{Lanes, NibbleTable, Random};
 
 /// Bits of x = e − e_min a heat-bath weight is computed from: x ≥ 2¹⁰
 /// weighs what x = 2¹⁰ − 1 does, below one part in 2¹⁶ at any T ≤ 90.
@@ -49,6 +49,21 @@ const X_BITS: usize = 10;
 /// The most a cell's heat-bath weights sum to: 15 bits, so the draw's
 /// running sums stay positive in a signed 16-bit lane.
 const WEIGHT_SUM: u16 = 32767;
+
+/// The heat-bath weight of a cell's best candidate, by its number of
+/// candidates c: `⌊WEIGHT_SUM / c⌋` (a table, not a division per cell).
+const ONE: [u16; MAX_N + 1] = {
+    let mut one = [0; MAX_N + 1];
+    let mut c = 1;
+    while c <= MAX_N {
+        one[c] = WEIGHT_SUM / c as u16;
+        c += 1;
+    }
+    one
+};
+
+/// The most bits of x a weight table covers: 16 entries, one byte shuffle.
+const TABLE_BITS: usize = 4;
 
 /// Whether the sweep compiled for AVX2 runs here.
 fn has_avx2() -> bool {
@@ -91,6 +106,10 @@ struct Group {
     energy: [i32; CHAINS_PER_GROUP],
     /// `powers[b]` = q^(2^b) of each chain's rung, unsigned 16-bit, rounded down.
     powers: [Lanes; X_BITS],
+    /// Where every chain stands at one rung and x has at most `TABLE_BITS`
+    /// bits: the weights of x = 0..16 by a cell's number of candidates, the
+    /// very numbers the products give, and the rung and bits they are for.
+    weight_tables: Option<(u32, usize, Vec<NibbleTable>)>,
 }
 
 /// A cell's candidate energies and heat-bath weights, while it is updated.
@@ -142,15 +161,25 @@ impl Group {
             draws,
             energy: [0; CHAINS_PER_GROUP],
             powers: [Lanes::splat(0); X_BITS],
+            weight_tables: None,
         };
         group.energy = group.energies(units);
         group
     }
 
-    /// Each chain's q^(2^b) for its rung.
-    fn set_rungs(&mut self, rungs: &[u32], rung_powers: &[[i16; X_BITS]]) {
+    /// Each chain's q^(2^b) for its rung, and the weight tables where
+    /// every chain stands at one rung and `bits` is small enough.
+    fn set_rungs(&mut self, rungs: &[u32], rung_powers: &[[i16; X_BITS]], bits: usize) {
         for (b, power) in self.powers.iter_mut().enumerate() {
             *power = Lanes(std::array::from_fn(|l| rungs.get(l).map_or(0, |&r| rung_powers[r as usize][b])));
+        }
+        let one_rung = rungs.len() == CHAINS_PER_GROUP && rungs.iter().all(|&r| r == rungs[0]);
+        if !one_rung || bits > TABLE_BITS {
+            self.weight_tables = None;
+        } else if self.weight_tables.as_ref().is_none_or(|&(rung, b, _)| (rung, b) != (rungs[0], bits)) {
+            let powers = &rung_powers[rungs[0] as usize];
+            let tables = ONE.iter().map(|&one| NibbleTable::new(std::array::from_fn(|x| weight(one, powers, bits, x))));
+            self.weight_tables = Some((rungs[0], bits, tables.collect()));
         }
     }
 
@@ -164,25 +193,39 @@ impl Group {
             #[allow(unsafe_code)]
             return unsafe { self.run_avx2(sweeps) };
         }
-        self.run_on_any(sweeps)
+        let (powers, bits) = (self.powers, sweeps.bits);
+        self.run_on_any(sweeps, |x, count| weights(&powers, bits, x, count))
     }
 
+    /// With AVX2, the weights come from the tables where there are some
+    /// (byte shuffles): the same numbers as the products, so the same chains.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn run_avx2(&mut self, sweeps: Sweeps) {
-        self.run_on_any(sweeps)
+        match self.weight_tables.take() {
+            Some((rung, bits, tables)) => {
+                self.run_on_any(sweeps, |x, count| tables[count].lookup_avx2(x));
+                self.weight_tables = Some((rung, bits, tables));
+            }
+            None => {
+                let (powers, bits) = (self.powers, sweeps.bits);
+                self.run_on_any(sweeps, |x, count| weights(&powers, bits, x, count))
+            }
+        }
     }
 
+    /// `weights(x, c)`: each chain's heat-bath weight of a candidate x above
+    /// its cell's best, in a cell of c candidates.
     #[inline(always)]
-    fn run_on_any(&mut self, sweeps: Sweeps) {
+    fn run_on_any(&mut self, sweeps: Sweeps, weights: impl Fn(Lanes, usize) -> Lanes) {
         // Set once a call rather than once a sweep.
         let mut scratch = Scratch { energies: [Lanes::splat(0); MAX_N], masses: [Lanes::splat(0); MAX_N] };
         for s in sweeps.numbers {
             match sweeps.table.unit_width {
-                2 => self.sweep::<2>(sweeps.table, sweeps.bits, &mut scratch),
-                3 => self.sweep::<3>(sweeps.table, sweeps.bits, &mut scratch),
-                4 => self.sweep::<4>(sweeps.table, sweeps.bits, &mut scratch),
-                5 => self.sweep::<5>(sweeps.table, sweeps.bits, &mut scratch),
+                2 => self.sweep::<2>(sweeps.table, sweeps.bits, &mut scratch, &weights),
+                3 => self.sweep::<3>(sweeps.table, sweeps.bits, &mut scratch, &weights),
+                4 => self.sweep::<4>(sweeps.table, sweeps.bits, &mut scratch, &weights),
+                5 => self.sweep::<5>(sweeps.table, sweeps.bits, &mut scratch, &weights),
                 width => unreachable!("no board has candidates in {width} units"),
             }
             if let Some(rule) = sweeps.rule {
@@ -196,7 +239,13 @@ impl Group {
 
     /// One sweep of cell moves. `W` unit constraints per candidate.
     #[inline(always)]
-    fn sweep<const W: usize>(&mut self, table: &CellTable, bits: usize, scratch: &mut Scratch) {
+    fn sweep<const W: usize>(
+        &mut self,
+        table: &CellTable,
+        bits: usize,
+        scratch: &mut Scratch,
+        weights: &impl Fn(Lanes, usize) -> Lanes,
+    ) {
         let constraints = &mut self.constraints;
         let Scratch { energies, masses } = scratch;
         let largest = Lanes::splat(((1 << bits) - 1) as i16);
@@ -233,17 +282,9 @@ impl Group {
                 lowest = lowest.min(e);
             }
             // Heat-bath weights ONE_c · q^x, x = e − lowest, and their sum.
-            let one = Lanes::splat((WEIGHT_SUM / count as u16) as i16);
             let mut sum = Lanes::splat(0);
             for (&energy, mass_of) in energies.iter().zip(masses.iter_mut()) {
-                let x = (energy - lowest).min(largest);
-                let mut mass = one;
-                for (b, &power) in self.powers[..bits].iter().enumerate() {
-                    // q^(2^b) where x has bit b, 65535 (one, less one part in 2^16) where not:
-                    // one OR where a select costs three (BENCHMARKS.md).
-                    let clear = (x & Lanes::splat(1 << b)).eq_mask(Lanes::splat(0));
-                    mass = mass.mul_high_unsigned(power | clear);
-                }
+                let mass = weights((energy - lowest).min(largest), count);
                 *mass_of = mass;
                 sum += mass;
             }
@@ -308,6 +349,29 @@ impl Group {
     }
 }
 
+/// Each chain's heat-bath weight ONE_c · q^x for x (each lane's own) in a
+/// cell of c candidates, from the chain's powers q^(2^b) for the `bits`
+/// low bits of x.
+#[inline(always)]
+fn weights(powers: &[Lanes; X_BITS], bits: usize, x: Lanes, c: usize) -> Lanes {
+    let mut mass = Lanes::splat(ONE[c] as i16);
+    for (b, &power) in powers[..bits].iter().enumerate() {
+        // q^(2^b) where x has bit b, 65535 (one, less one part in 2^16) where not:
+        // one OR where a select costs three (BENCHMARKS.md).
+        let clear = (x & Lanes::splat(1 << b)).eq_mask(Lanes::splat(0));
+        mass = mass.mul_high_unsigned(power | clear);
+    }
+    mass
+}
+
+/// [`weights`] of one lane: the same products in the same order.
+fn weight(one: u16, powers: &[i16; X_BITS], bits: usize, x: usize) -> u16 {
+    (0..bits).fold(one, |mass, b| {
+        let factor = if x >> b & 1 == 1 { powers[b] as u16 } else { u16::MAX };
+        ((mass as u32 * factor as u32) >> 16) as u16
+    })
+}
+
 /// One slot's puzzle.
 #[derive(Debug, Clone)]
 struct Puzzle {
@@ -355,8 +419,8 @@ impl Chains for Puzzle {
             Weights::Fixed => None,
         };
         groups.par_iter_mut().zip(rung_of_replica.par_chunks(CHAINS_PER_GROUP)).for_each(|(group, rungs)| {
-            group.set_rungs(rungs, rung_powers);
             let bits = rungs.iter().map(|&r| rung_bits[r as usize]).max().unwrap_or(1);
+            group.set_rungs(rungs, rung_powers, bits);
             group.run(Sweeps { table, units, bits, rule, numbers: first..first + count });
         });
         *sweeps_done += count;
@@ -465,8 +529,9 @@ mod tests {
     use crate::reduce::{reduce, Reduce};
 
     /// The sweep `run` picks (compiled for AVX2 where the CPU has it) leaves
-    /// every chain as the one compiled for any x86-64 does, bit for bit, at
-    /// two temperatures in alternate lanes.
+    /// every chain as the one compiled for any x86-64 does, bit for bit: at
+    /// two temperatures in alternate lanes, and at one, where the AVX2 sweep
+    /// reads its weights from tables instead of multiplying.
     #[test]
     fn the_sweep_for_this_cpu_equals_the_sweep_for_any() {
         let inkala = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
@@ -475,23 +540,60 @@ mod tests {
         let (table, rule) = (CellTable::new(&model), AdaptiveWeights::DEFAULT);
         let units = violable_units(&table);
         let q = [(-1.0f64 / 1.2).exp(), (-1.0f64 / 0.8).exp()];
-        let rungs: Vec<u32> = (0..CHAINS_PER_GROUP as u32).map(|l| l % 2).collect();
-        let mut for_any = Group::random(&table, &units, Weights::Adaptive(rule), 7);
-        for_any.set_rungs(&rungs, &q.map(powers));
-        let mut for_this = for_any.clone();
-        let sweeps = Sweeps { table: &table, units: &units, bits: bits(q[0]), rule: Some(rule), numbers: 0..40 };
-        for_any.run_on_any(sweeps.clone());
-        for_this.run(sweeps);
-        if !has_avx2() {
-            eprintln!("this CPU has no AVX2: both ran the sweep for any CPU");
+        let alternate: Vec<u32> = (0..CHAINS_PER_GROUP as u32).map(|l| l % 2).collect();
+        for rungs in [alternate, vec![0; CHAINS_PER_GROUP]] {
+            let sweeps = Sweeps { table: &table, units: &units, bits: bits(q[0]), rule: Some(rule), numbers: 0..40 };
+            let mut for_any = Group::random(&table, &units, Weights::Adaptive(rule), 7);
+            for_any.set_rungs(&rungs, &q.map(powers), sweeps.bits);
+            assert_eq!(for_any.weight_tables.is_some(), rungs[1] == 0, "tables where every chain is at one rung");
+            let mut for_this = for_any.clone();
+            let (chain_powers, chain_bits) = (for_any.powers, sweeps.bits);
+            for_any.run_on_any(sweeps.clone(), |x, c| weights(&chain_powers, chain_bits, x, c));
+            for_this.run(sweeps);
+            if !has_avx2() {
+                eprintln!("this CPU has no AVX2: both ran the sweep for any CPU");
+            }
+            assert_ne!(
+                for_any.choice,
+                Group::random(&table, &units, Weights::Adaptive(rule), 7).choice,
+                "the chains moved"
+            );
+            assert!(for_this.choice == for_any.choice, "the chains' candidates differ");
+            assert!(for_this.constraints == for_any.constraints, "the chains' totals or weights differ");
+            assert_eq!(for_this.energy, for_any.energy);
         }
-        assert_ne!(
-            for_any.choice,
-            Group::random(&table, &units, Weights::Adaptive(rule), 7).choice,
-            "the chains moved"
-        );
-        assert!(for_this.choice == for_any.choice, "the chains' candidates differ");
-        assert!(for_this.constraints == for_any.constraints, "the chains' totals or weights differ");
-        assert_eq!(for_this.energy, for_any.energy);
+    }
+
+    /// Each table entry is the product the sweep for any CPU computes, for
+    /// every count of candidates and every x the table covers (the byte
+    /// shuffles that read them are checked by the sweep test above).
+    #[test]
+    fn weight_tables_hold_the_products() {
+        for t in [0.5, 0.8, 1.2, 1.5] {
+            let (q, b) = ((-1.0f64 / t).exp(), bits((-1.0f64 / t).exp()));
+            let rung_powers = [powers(q)];
+            let mut group = Group::random(&CellTable::new(&inkala_model()), &[], Weights::Fixed, 1);
+            group.set_rungs(&[0; CHAINS_PER_GROUP], &rung_powers, b.min(TABLE_BITS));
+            let (_, _, tables) = group.weight_tables.clone().expect("one rung, few bits");
+            for c in 1..=MAX_N {
+                let x = Lanes(std::array::from_fn(|l| (l % 16) as i16));
+                let products = weights(&group.powers, b.min(TABLE_BITS), x, c);
+                for l in 0..16 {
+                    assert_eq!(
+                        weight(ONE[c], &rung_powers[0], b.min(TABLE_BITS), l) as i16,
+                        products.0[l],
+                        "T {t} c {c} x {l}"
+                    );
+                }
+                let stored: Vec<i16> = (0..16).map(|l| tables[c].get(l) as i16).collect();
+                assert_eq!(stored, products.0[..16], "T {t} c {c}");
+            }
+        }
+    }
+
+    fn inkala_model() -> Model {
+        let inkala = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
+        Model::build(&reduce(&parse_grid(inkala.as_bytes(), Variant::Standard).unwrap(), Reduce::Clues).unwrap())
+            .unwrap()
     }
 }
