@@ -95,7 +95,7 @@ struct Constraint {
 #[derive(Debug, Clone)]
 struct Group {
     /// Per constraint, its total and weight side by side: a candidate's
-    /// units are read together.
+    /// units are read together. Padded to a power of two entries.
     constraints: Vec<Constraint>,
     /// Per free cell, the index of the candidate each chain's cell holds.
     choice: Vec<Lanes>,
@@ -153,6 +153,8 @@ impl Group {
             })
             .collect();
         constraints[table.padding as usize] = Constraint { total: Lanes::splat(0), weight: Lanes::splat(0) };
+        // A power of two, so the sweep's indices, masked, need no bounds check.
+        constraints.resize(constraints.len().next_power_of_two(), constraints[table.padding as usize]);
         let draws = vec![Lanes::splat(0); table.len()];
         let mut group = Group {
             constraints,
@@ -246,7 +248,11 @@ impl Group {
         scratch: &mut Scratch,
         weights: &impl Fn(Lanes, usize) -> Lanes,
     ) {
-        let constraints = &mut self.constraints;
+        // Indices masked by the length less one are in bounds by
+        // construction: no compare and branch per unit read (the mask
+        // changes no index, each is below the length).
+        let mask = self.constraints.len() - 1;
+        let constraints = &mut self.constraints[..=mask];
         let Scratch { energies, masses } = scratch;
         let largest = Lanes::splat(((1 << bits) - 1) as i16);
         // Drawn ahead, in the order the cells use them: drawn inside the
@@ -272,7 +278,7 @@ impl Group {
             for ((c, units), energy) in candidates.iter().enumerate().zip(energies.iter_mut()) {
                 let (mut held, mut weight) = (Lanes::splat(0), Lanes::splat(0));
                 for &k in units {
-                    let Constraint { total, weight: w } = constraints[k as usize];
+                    let Constraint { total, weight: w } = constraints[k as usize & mask];
                     held += w.mul(total);
                     weight += w;
                 }
@@ -308,7 +314,7 @@ impl Group {
                 // Masks are −1 where set: +1 where it joins, −1 where it leaves.
                 let delta = leaves - joins;
                 for &k in units {
-                    constraints[k as usize].total += delta;
+                    constraints[k as usize & mask].total += delta;
                 }
             }
             constraints[table.padding as usize].total = Lanes::splat(0);
