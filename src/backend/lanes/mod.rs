@@ -196,38 +196,47 @@ impl Group {
             return unsafe { self.run_avx2(sweeps) };
         }
         let (powers, bits) = (self.powers, sweeps.bits);
-        self.run_on_any(sweeps, |x, count| weights(&powers, bits, x, count))
+        let mul_high = Lanes::mul_high_unsigned;
+        self.run_on_any(sweeps, |x, count| weights(&powers, bits, x, count, mul_high), mul_high)
     }
 
     /// With AVX2, the weights come from the tables where there are some
-    /// (byte shuffles): the same numbers as the products, so the same chains.
+    /// (byte shuffles), and every high product is one instruction: the
+    /// same numbers, so the same chains.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn run_avx2(&mut self, sweeps: Sweeps) {
+        let mul_high = |a: Lanes, b: Lanes| a.mul_high_unsigned_avx2(b);
         match self.weight_tables.take() {
             Some((rung, bits, tables)) => {
-                self.run_on_any(sweeps, |x, count| tables[count].lookup_avx2(x));
+                self.run_on_any(sweeps, |x, count| tables[count].lookup_avx2(x), mul_high);
                 self.weight_tables = Some((rung, bits, tables));
             }
             None => {
                 let (powers, bits) = (self.powers, sweeps.bits);
-                self.run_on_any(sweeps, |x, count| weights(&powers, bits, x, count))
+                self.run_on_any(sweeps, |x, count| weights(&powers, bits, x, count, mul_high), mul_high)
             }
         }
     }
 
     /// `weights(x, c)`: each chain's heat-bath weight of a candidate x above
-    /// its cell's best, in a cell of c candidates.
+    /// its cell's best, in a cell of c candidates; `mul_high`:
+    /// [`Lanes::mul_high_unsigned`].
     #[inline(always)]
-    fn run_on_any(&mut self, sweeps: Sweeps, weights: impl Fn(Lanes, usize) -> Lanes) {
+    fn run_on_any(
+        &mut self,
+        sweeps: Sweeps,
+        weights: impl Fn(Lanes, usize) -> Lanes,
+        mul_high: impl Fn(Lanes, Lanes) -> Lanes,
+    ) {
         // Set once a call rather than once a sweep.
         let mut scratch = Scratch { energies: [Lanes::splat(0); MAX_N], masses: [Lanes::splat(0); MAX_N] };
         for s in sweeps.numbers {
             match sweeps.table.unit_width {
-                2 => self.sweep::<2>(sweeps.table, sweeps.bits, &mut scratch, &weights),
-                3 => self.sweep::<3>(sweeps.table, sweeps.bits, &mut scratch, &weights),
-                4 => self.sweep::<4>(sweeps.table, sweeps.bits, &mut scratch, &weights),
-                5 => self.sweep::<5>(sweeps.table, sweeps.bits, &mut scratch, &weights),
+                2 => self.sweep::<2>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
+                3 => self.sweep::<3>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
+                4 => self.sweep::<4>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
+                5 => self.sweep::<5>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
                 width => unreachable!("no board has candidates in {width} units"),
             }
             if let Some(rule) = sweeps.rule {
@@ -247,6 +256,7 @@ impl Group {
         bits: usize,
         scratch: &mut Scratch,
         weights: &impl Fn(Lanes, usize) -> Lanes,
+        mul_high: &impl Fn(Lanes, Lanes) -> Lanes,
     ) {
         // Indices masked by the length less one are in bounds by
         // construction: no compare and branch per unit read (the mask
@@ -298,7 +308,7 @@ impl Group {
             // 0..sum: the number of running sums at or below the draw (they
             // only grow, and the last, the sum, is above it), counted as
             // count − 1 less those above it.
-            let draw = uniform.mul_high_unsigned(sum);
+            let draw = mul_high(uniform, sum);
             let (mut below, mut pick) = (Lanes::splat(0), Lanes::splat(count as i16 - 1));
             for &mass in &masses[..count - 1] {
                 below += mass;
@@ -357,15 +367,21 @@ impl Group {
 
 /// Each chain's heat-bath weight ONE_c · q^x for x (each lane's own) in a
 /// cell of c candidates, from the chain's powers q^(2^b) for the `bits`
-/// low bits of x.
+/// low bits of x; `mul_high` is [`Lanes::mul_high_unsigned`].
 #[inline(always)]
-fn weights(powers: &[Lanes; X_BITS], bits: usize, x: Lanes, c: usize) -> Lanes {
+fn weights(
+    powers: &[Lanes; X_BITS],
+    bits: usize,
+    x: Lanes,
+    c: usize,
+    mul_high: impl Fn(Lanes, Lanes) -> Lanes,
+) -> Lanes {
     let mut mass = Lanes::splat(ONE[c] as i16);
     for (b, &power) in powers[..bits].iter().enumerate() {
         // q^(2^b) where x has bit b, 65535 (one, less one part in 2^16) where not:
         // one OR where a select costs three (BENCHMARKS.md).
         let clear = (x & Lanes::splat(1 << b)).eq_mask(Lanes::splat(0));
-        mass = mass.mul_high_unsigned(power | clear);
+        mass = mul_high(mass, power | clear);
     }
     mass
 }
@@ -554,7 +570,8 @@ mod tests {
             assert_eq!(for_any.weight_tables.is_some(), rungs[1] == 0, "tables where every chain is at one rung");
             let mut for_this = for_any.clone();
             let (chain_powers, chain_bits) = (for_any.powers, sweeps.bits);
-            for_any.run_on_any(sweeps.clone(), |x, c| weights(&chain_powers, chain_bits, x, c));
+            let mul_high = Lanes::mul_high_unsigned;
+            for_any.run_on_any(sweeps.clone(), |x, c| weights(&chain_powers, chain_bits, x, c, mul_high), mul_high);
             for_this.run(sweeps);
             if !has_avx2() {
                 eprintln!("this CPU has no AVX2: both ran the sweep for any CPU");
@@ -583,7 +600,7 @@ mod tests {
             let (_, _, tables) = group.weight_tables.clone().expect("one rung, few bits");
             for c in 1..=MAX_N {
                 let x = Lanes(std::array::from_fn(|l| (l % 16) as i16));
-                let products = weights(&group.powers, b.min(TABLE_BITS), x, c);
+                let products = weights(&group.powers, b.min(TABLE_BITS), x, c, Lanes::mul_high_unsigned);
                 for l in 0..16 {
                     assert_eq!(
                         weight(ONE[c], &rung_powers[0], b.min(TABLE_BITS), l) as i16,

@@ -62,6 +62,20 @@ impl Lanes {
         self.zip(other, |a, b| ((a as u16 as u32 * b as u16 as u32) >> 16) as i16)
     }
 
+    /// [`Lanes::mul_high_unsigned`] written with the AVX2 intrinsic: in the
+    /// weights' products of the AVX2 sweep the compiler then emits one
+    /// `vpmulhuw` a register where the plain form became 32-bit multiplies
+    /// with widening and packing, ten instructions (16×16 boards: 8 % fewer
+    /// instructions in all). The draw's product stays widened either way:
+    /// its operand, a sum, is widened where the summing loop ends.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    pub fn mul_high_unsigned_avx2(self, other: Lanes) -> Lanes {
+        use std::arch::x86_64::*;
+        let (a, b): ([__m256i; 2], [__m256i; 2]) = (bytemuck::cast(self.0), bytemuck::cast(other.0));
+        Lanes(bytemuck::cast([_mm256_mulhi_epu16(a[0], b[0]), _mm256_mulhi_epu16(a[1], b[1])]))
+    }
+
     #[inline(always)]
     pub fn mul(self, other: Lanes) -> Lanes {
         self.zip(other, i16::wrapping_mul)
