@@ -49,6 +49,8 @@ pub enum Error {
     Internal(String),
     #[error("GPU error: {0}")]
     Gpu(String),
+    #[error("cannot merge: {0}")]
+    Merge(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

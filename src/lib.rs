@@ -9,7 +9,8 @@
 //! 4. [`tempering`]: the temperature ladder and host-side replica exchange.
 //! 5. [`decode`]: spins → grid, and an independent verifier.
 //! 6. [`outcome`] of each puzzle; [`report`]: one output record per puzzle;
-//!    [`bench`](mod@bench): collection statistics.
+//!    [`bench`](mod@bench): collection statistics; [`merge`](mod@merge):
+//!    shard outputs joined back into input order.
 //!
 //! [`settings`] resolves what to run from a backend's defaults and the
 //! user's choices; [`solver::solve_stream`] drives stages 2–5 for a stream
@@ -33,6 +34,7 @@ pub mod dynamics;
 pub mod error;
 pub mod export;
 pub mod grid;
+pub mod merge;
 pub mod model;
 pub mod outcome;
 pub mod puzzle;

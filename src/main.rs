@@ -26,7 +26,7 @@ use sudoku_anneal::settings::{MAX_SWEEPS, TIMEOUT_SECONDS};
 use sudoku_anneal::solver::{solve_stream, solve_stream_on_threads, solve_stream_with_fallback};
 use sudoku_anneal::tempering::Ladders;
 use sudoku_anneal::{
-    bench, export, model::Model, outcome::Outcome, BackendChoice, BackendKind, Error, Overrides, Settings,
+    bench, export, merge, model::Model, outcome::Outcome, BackendChoice, BackendKind, Error, Overrides, Settings,
 };
 
 const EXIT_CODES: &str = "\
@@ -34,6 +34,7 @@ Exit codes:
   0    every puzzle solved
   1    some puzzle unsolved within the budget, or invalid
   2    usage, input/output or device error, or the engine failed on a puzzle
+  1    (merge) an index missing or repeated; the records found are written
   130  interrupted (Ctrl-C, SIGINT); every record printed before is complete
   143  stopped by SIGTERM (a scheduler's preemption) in the same way; a second
        signal ends the process at once
@@ -56,6 +57,9 @@ enum Command {
     Bench(BenchArgs),
     /// Write the model of each puzzle for other annealers, in input order.
     Export(ExportArgs),
+    /// Join shard outputs (`solve --format jsonl --shard K/N`) into input
+    /// order; says which indices are missing or repeated (exit 1).
+    Merge(MergeArgs),
     /// List the GPU adapters wgpu finds and the one `--backend auto` picks.
     Devices,
     /// Serve a local web page that anneals a puzzle live: the ladder's
@@ -233,6 +237,17 @@ struct ExportArgs {
     model: ModelArgs,
 }
 
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// The shards' jsonl outputs, in any order.
+    #[arg(required = true)]
+    files: Vec<String>,
+    /// How many records there should be (the puzzles of the input), so that
+    /// missing last ones are found too.
+    #[arg(long)]
+    expect: Option<u64>,
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -277,6 +292,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Solve(args) => run_solve(args),
         Command::Bench(args) => run_bench(args),
         Command::Export(args) => run_export(args),
+        Command::Merge(args) => run_merge(args),
         Command::Devices => run_devices(),
         Command::Serve(args) => {
             let ready = |addr| say!("serving http://{addr}/ (Ctrl-C stops)");
@@ -714,6 +730,36 @@ fn bench_run(
     }
     let cpu_seconds = bench::process_cpu_seconds().zip(cpu_before).map(|(after, before)| after - before);
     Ok(bench::Run { seed: settings.seed, wall_seconds: started.elapsed().as_secs_f64(), cpu_seconds, outcomes })
+}
+
+fn run_merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    let open = |path: &String| -> anyhow::Result<(String, io::BufReader<std::fs::File>)> {
+        let file = std::fs::File::open(path).with_context(|| format!("cannot open {path}"))?;
+        Ok((path.clone(), io::BufReader::with_capacity(1 << 16, file)))
+    };
+    let inputs = args.files.iter().map(open).collect::<anyhow::Result<Vec<_>>>()?;
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let merged = merge::merge(inputs, args.expect, &mut out)?;
+    let files = args.files.len();
+    if !merged.missing.is_empty() {
+        let count: u64 = merged.missing.iter().map(|r| r.end - r.start).sum();
+        say!(
+            "error: {count} indices missing: {} (a shard not run, or cut short?)",
+            merge::describe_ranges(&merged.missing, 10)
+        );
+    }
+    if !merged.repeated.is_empty() {
+        let shown: Vec<String> = merged.repeated.iter().take(10).map(u64::to_string).collect();
+        let more = merged.repeated.len().saturating_sub(10);
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        say!(
+            "error: {} indices repeated, each written once: {}{more} (a shard given twice?)",
+            merged.repeated.len(),
+            shown.join(", ")
+        );
+    }
+    say!("{} records from {files} files", merged.records);
+    Ok(if merged.is_complete() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn run_export(args: ExportArgs) -> anyhow::Result<ExitCode> {
