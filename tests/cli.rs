@@ -530,6 +530,21 @@ fn shards_together_equal_the_unsharded_run() {
     assert_eq!(run(&["solve", "--shard", "4/4", EASY], "").status.code(), Some(2));
 }
 
+/// With `--allow-unsolved`, unsolved and invalid puzzles exit 0 (a job
+/// array's shard is no failed task); an unreadable input still exits 2.
+#[test]
+fn allow_unsolved_exits_0_for_unsolved_and_invalid_puzzles_only() {
+    let args = ["solve", "--backend", "cpu-lanes", "--max-sweeps", "1", "--allow-unsolved", "-"];
+    let out = run(&args, &format!("{INKALA}\nbad\n"));
+    assert_eq!(out.status.code(), Some(0));
+    let lines = stdout_lines(&out);
+    assert!(lines[0].ends_with("# unsolved") && lines[1].starts_with("bad # invalid"), "{lines:?}");
+    let without = run(&["solve", "--backend", "cpu-lanes", "--max-sweeps", "1", "-"], &format!("{INKALA}\n"));
+    assert_eq!(without.status.code(), Some(1));
+    let missing = run(&["solve", "--allow-unsolved", "no/such/file.txt"], "");
+    assert_eq!(missing.status.code(), Some(2));
+}
+
 /// `merge` joins shard outputs into the unsharded run's order, and names
 /// what is missing or repeated (exit 1) or what is no shard output (exit 2).
 #[test]
