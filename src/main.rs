@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice};
@@ -62,6 +62,14 @@ enum Command {
     Merge(MergeArgs),
     /// List the GPU adapters wgpu finds and the one `--backend auto` picks.
     Devices,
+    /// Print a shell's completion script (e.g. `sudoku-anneal completions
+    /// bash > /etc/bash_completion.d/sudoku-anneal`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page, in roff (`sudoku-anneal man > sudoku-anneal.1`).
+    Man,
     /// Serve a local web page that anneals a puzzle live: the ladder's
     /// energies, the best replica's grid, the final record.
     Serve(ServeArgs),
@@ -300,6 +308,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export(args) => run_export(args),
         Command::Merge(args) => run_merge(args),
         Command::Devices => run_devices(),
+        Command::Completions { shell } => {
+            // Into memory first: clap_complete panics on a failed write.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "sudoku-anneal", &mut script);
+            io::stdout().lock().write_all(&script).context("cannot write the completions")?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            let mut out = io::stdout().lock();
+            let rendered = clap_mangen::Man::new(Cli::command()).render(&mut out).and_then(|()| out.flush());
+            rendered.context("cannot write the manual page")?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Serve(args) => {
             let ready = |addr| say!("serving http://{addr}/ (Ctrl-C stops)");
             sudoku_anneal::serve::serve(args.addr, ready).with_context(|| format!("cannot serve on {}", args.addr))?;

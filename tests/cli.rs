@@ -545,6 +545,21 @@ fn allow_unsolved_exits_0_for_unsolved_and_invalid_puzzles_only() {
     assert_eq!(missing.status.code(), Some(2));
 }
 
+/// Shell completions and the manual page know every subcommand.
+#[test]
+fn completions_and_the_manual_page_name_every_subcommand() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = run(&["completions", shell], "");
+        assert_eq!(out.status.code(), Some(0));
+        let script = String::from_utf8(out.stdout).unwrap();
+        for command in ["solve", "bench", "export", "merge", "serve", "allow-unsolved"] {
+            assert!(script.contains(command), "{shell}: {command}");
+        }
+    }
+    let man = String::from_utf8(run(&["man"], "").stdout).unwrap();
+    assert!(man.starts_with(".ie") && man.contains(".TH sudoku-anneal 1") && man.contains("merge"), "{man}");
+}
+
 /// `merge` joins shard outputs into the unsharded run's order, and names
 /// what is missing or repeated (exit 1) or what is no shard output (exit 2).
 #[test]
