@@ -86,6 +86,42 @@ pub struct Stats {
     pub success_probability: Vec<f64>,
     pub tts99_seconds: Vec<Option<f64>>,
     pub median_tts99_seconds: Option<f64>,
+    /// 95 % intervals (Wilson's score interval for a success probability;
+    /// a TTS99 from the ends of its puzzle's interval, `None` above where
+    /// the interval reaches 0): per puzzle, and for the median TTS99 the
+    /// medians of the puzzles' ends.
+    pub success_probability_ci: Vec<(f64, f64)>,
+    pub tts99_seconds_ci: Vec<(f64, Option<f64>)>,
+    pub median_tts99_seconds_ci: Option<(f64, Option<f64>)>,
+    /// Puzzle-runs solved over puzzle-runs, and its 95 % Wilson interval
+    /// (of a puzzle-run drawn at random from this set's).
+    pub success_rate: f64,
+    pub success_rate_ci: (f64, f64),
+}
+
+/// Wilson's 95 % score interval for `successes` of `trials`: unlike the
+/// normal approximation, sound at 0 and at all successes, and never outside [0, 1].
+pub fn wilson(successes: usize, trials: usize) -> (f64, f64) {
+    if trials == 0 {
+        return (0.0, 1.0);
+    }
+    let (n, z) = (trials as f64, 1.959_963_984_540_054);
+    let p = successes as f64 / n;
+    let denominator = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denominator;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denominator;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Time to solution with 99 % confidence at success probability `p` per
+/// run of `mean` seconds: the runs needed, at least one, times `mean`;
+/// `None` at p = 0.
+fn tts99(p: f64, mean: f64) -> Option<f64> {
+    match p {
+        p if p >= 1.0 => Some(mean),
+        p if p > 0.0 => Some(mean * (0.01f64.ln() / (1.0 - p).ln()).max(1.0)),
+        _ => None,
+    }
 }
 
 fn median<T: Copy + PartialOrd>(sorted: &[T]) -> Option<T> {
@@ -118,13 +154,18 @@ impl Report {
         }
         let lines = self.runs.first().map_or(0, |r| r.outcomes.len());
         let (mut success_probability, mut tts99_seconds) = (Vec::new(), Vec::new());
+        let (mut success_probability_ci, mut tts99_seconds_ci) = (Vec::new(), Vec::new());
         for line in 0..lines {
             let runs: Vec<&Outcome> = self.runs.iter().map(|r| &r.outcomes[line]).filter(is_valid).collect();
             if runs.is_empty() {
                 continue;
             }
-            let p = runs.iter().filter(|o| o.is_solved()).count() as f64 / runs.len() as f64;
+            let successes = runs.iter().filter(|o| o.is_solved()).count();
+            let p = successes as f64 / runs.len() as f64;
             let mean = runs.iter().map(|o| o.seconds).sum::<f64>() / runs.len() as f64;
+            let (low, high) = wilson(successes, runs.len());
+            success_probability_ci.push((low, high));
+            tts99_seconds_ci.push((tts99(high, mean).expect("the upper end is above 0"), tts99(low, mean)));
             let slowest = runs.iter().map(|o| o.seconds).fold(0.0, f64::max);
             success_probability.push(p);
             tts99_seconds.push(match p {
@@ -135,6 +176,13 @@ impl Report {
         }
         let mut known: Vec<f64> = tts99_seconds.iter().flatten().copied().collect();
         known.sort_by(f64::total_cmp);
+        let mut fastest: Vec<f64> = tts99_seconds_ci.iter().map(|&(low, _)| low).collect();
+        fastest.sort_by(f64::total_cmp);
+        // An unbounded end sorts last: the median's is unbounded only if half of them are.
+        let mut slowest: Vec<Option<f64>> = tts99_seconds_ci.iter().map(|&(_, high)| high).collect();
+        slowest.sort_by(|a, b| a.unwrap_or(f64::INFINITY).total_cmp(&b.unwrap_or(f64::INFINITY)));
+        let puzzle_runs = all.len();
+        let every_tts_known = known.len() == tts99_seconds.len();
         Stats {
             puzzles: success_probability.len(),
             invalid: lines - success_probability.len(),
@@ -158,9 +206,17 @@ impl Report {
             swap_acceptance: acceptance_rate(accepted.iter().sum(), proposed.iter().sum()),
             swap_acceptance_per_pair: accepted.iter().zip(&proposed).map(|(&a, &n)| acceptance_rate(a, n)).collect(),
             // Unsolvable in every run counts as slowest, so the median stays honest.
-            median_tts99_seconds: if known.len() == tts99_seconds.len() { median(&known) } else { None },
+            median_tts99_seconds: if every_tts_known { median(&known) } else { None },
             success_probability,
             tts99_seconds,
+            // Where the median itself is unknown (a puzzle never solved), so is its interval.
+            median_tts99_seconds_ci: median(&fastest)
+                .map(|low| (low, median(&slowest).flatten()))
+                .filter(|_| every_tts_known),
+            success_probability_ci,
+            tts99_seconds_ci,
+            success_rate: if puzzle_runs > 0 { solved as f64 / puzzle_runs as f64 } else { 0.0 },
+            success_rate_ci: wilson(solved, puzzle_runs),
         }
     }
 }
@@ -172,8 +228,8 @@ fn ms(seconds: Option<f64>) -> String {
 /// One markdown table, a row per report.
 pub fn markdown(reports: &[Report]) -> String {
     let mut table = String::from(
-        "| file | backend | device | puzzles × runs | solved | puzzles/s | puzzles/CPU-s | median ms | p90 ms | max ms | median sweeps | attempts per puzzle: median | mean | attempts/s | swap acceptance | median TTS99 ms |\n\
-         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| file | backend | device | puzzles × runs | solved | puzzles/s | puzzles/CPU-s | median ms | p90 ms | max ms | median sweeps | attempts per puzzle: median | mean | attempts/s | swap acceptance | median TTS99 ms | success, 95 % CI | median TTS99 ms, 95 % CI |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     let mut some_unsolved = false;
     for report in reports {
@@ -184,7 +240,7 @@ pub fn markdown(reports: &[Report]) -> String {
             n => format!(" (and {n} invalid)"),
         };
         table += &format!(
-            "| {} | {} | {} | {} × {}{invalid} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {:.3e} | {} | {} |\n",
+            "| {} | {} | {} | {} × {}{invalid} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {:.3e} | {} | {} | {} | {} |\n",
             Path::new(&report.file).file_name().map_or(report.file.clone(), |n| n.to_string_lossy().into_owned()),
             report.backend,
             report.device,
@@ -202,12 +258,17 @@ pub fn markdown(reports: &[Report]) -> String {
             s.attempts_per_second,
             s.swap_acceptance.map_or("–".into(), |a| format!("{a:.3}")),
             ms(s.median_tts99_seconds),
+            format!("{:.3} [{:.3}–{:.3}]", s.success_rate, s.success_rate_ci.0, s.success_rate_ci.1),
+            s.median_tts99_seconds_ci
+                .map_or("–".into(), |(low, high)| format!("[{}–{}]", ms(Some(low)), high.map_or("∞".into(), |h| ms(Some(h))))),
         );
     }
     if some_unsolved {
         table += "\nUnsolved puzzles count in the time, sweep and attempt columns at the budget they spent: \
                   there those figures are lower bounds.\n";
     }
+    table += "\nIntervals: Wilson's 95 % score interval of the puzzle-runs solved; for the median TTS99, the \
+              medians of each puzzle's TTS99 at the ends of its own interval over its runs.\n";
     table
 }
 
@@ -276,11 +337,22 @@ pub fn plot_svg(reports: &[Report], path: &Path) -> Result<()> {
     chart
         .configure_mesh()
         .x_desc("seconds per puzzle (log scale)")
-        .y_desc("fraction solved")
+        .y_desc("fraction solved (band: 95 % Wilson interval)")
         .draw()
         .map_err(|e| draw(&e))?;
     for (index, (name, times, total)) in series.iter().enumerate() {
         let colour = Palette99::pick(index).to_rgba();
+        // Each point's 95 % Wilson interval, as a band: the upper ends, then the lower ones back.
+        let bounds: Vec<(f64, (f64, f64))> =
+            times.iter().enumerate().map(|(i, &t)| (t, wilson(i + 1, *total))).collect();
+        let band: Vec<(f64, f64)> = bounds
+            .iter()
+            .map(|&(t, (_, high))| (t, high))
+            .chain(bounds.iter().rev().map(|&(t, (low, _))| (t, low)))
+            .collect();
+        if band.len() > 2 {
+            chart.draw_series(std::iter::once(Polygon::new(band, colour.mix(0.15).filled()))).map_err(|e| draw(&e))?;
+        }
         let points = times.iter().enumerate().map(|(i, &t)| (t, (i + 1) as f64 / *total as f64));
         chart
             .draw_series(LineSeries::new(points, colour.stroke_width(2)))
@@ -344,6 +416,34 @@ mod tests {
         assert!(table.contains("| 1 × 1 (and 1 invalid) |") && table.contains("| 1.000e1 | 1.000e1 |"), "{table}");
         assert!(!table.contains("lower bounds"), "{table}");
         assert!(markdown(&[report(vec![unsolved_after(vec![], vec![])])]).contains("lower bounds"));
+    }
+
+    /// Wilson's interval: the textbook values, sound at 0 and n of n, and
+    /// the table and JSON carry it per puzzle, overall and for the median.
+    #[test]
+    fn success_intervals_are_wilsons() {
+        let close = |(a, b): (f64, f64), (c, d): (f64, f64)| (a - c).abs() < 5e-4 && (b - d).abs() < 5e-4;
+        assert!(close(wilson(5, 10), (0.2366, 0.7634)), "{:?}", wilson(5, 10));
+        assert!(close(wilson(0, 10), (0.0, 0.2775)), "{:?}", wilson(0, 10));
+        assert!(close(wilson(10, 10), (0.7225, 1.0)), "{:?}", wilson(10, 10));
+        assert_eq!(wilson(0, 0), (0.0, 1.0));
+        let solved = Outcome {
+            status: Status::Solved(crate::grid::Grid::empty(crate::grid::Shape::CLASSIC)),
+            ..unsolved_after(vec![], vec![])
+        };
+        let run = |outcomes: Vec<Outcome>| Run { seed: 0, wall_seconds: 1.0, cpu_seconds: None, outcomes };
+        let mut two_runs = report(vec![solved.clone(), unsolved_after(vec![], vec![])]);
+        two_runs.runs.push(run(vec![solved.clone(), solved.clone()]));
+        let stats = two_runs.stats();
+        assert_eq!((stats.success_rate, stats.success_probability), (0.75, vec![1.0, 0.5]));
+        assert!(close(stats.success_rate_ci, wilson(3, 4)));
+        assert!(close(stats.success_probability_ci[1], wilson(1, 2)));
+        // TTS99 at the interval's ends, runs of 0.5 s: fewer at its top, more at its bottom.
+        let runs_at = |p: f64| 0.01f64.ln() / (1.0 - p).ln();
+        let ((fast, slow), (low, high)) = (stats.tts99_seconds_ci[1], wilson(1, 2));
+        assert_eq!((fast, slow), (0.5 * runs_at(high), Some(0.5 * runs_at(low))));
+        assert!(fast < 0.5 * runs_at(0.5) && slow > Some(0.5 * runs_at(0.5)));
+        assert!(markdown(&[two_runs]).contains("| 0.750 [0.301–0.954] |"));
     }
 
     /// A ladder of one rung proposes no exchange: its acceptance is unknown, not 0.
