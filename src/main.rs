@@ -13,7 +13,7 @@ use anyhow::Context;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice};
+use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice, AdapterName};
 use sudoku_anneal::backend::kind::{Batch, Defaults};
 use sudoku_anneal::backend::Backend;
 use sudoku_anneal::dynamics::{Moves, WeightRule};
@@ -80,6 +80,17 @@ struct ServeArgs {
     /// Where to listen: the loopback address unless you ask for another.
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: std::net::SocketAddr,
+    #[command(flatten)]
+    device: DeviceArgs,
+}
+
+#[derive(clap::Args)]
+struct DeviceArgs {
+    /// The GPU the gpu and gpu-bits backends (and auto) run on: its number
+    /// in `sudoku-anneal devices`, or a part of its name (e.g. one shard
+    /// per GPU of a host).
+    #[arg(long, value_name = "N|NAME")]
+    adapter: Option<AdapterName>,
 }
 
 #[derive(clap::Args)]
@@ -194,6 +205,8 @@ struct SolveArgs {
     #[arg(long)]
     allow_unsolved: bool,
     #[command(flatten)]
+    device: DeviceArgs,
+    #[command(flatten)]
     settings: SettingsArgs,
 }
 
@@ -218,6 +231,8 @@ struct BenchArgs {
     /// Also draw time-to-solution CDFs as SVG here.
     #[arg(long, value_name = "PATH.svg", value_parser = parse_svg_path)]
     plot: Option<String>,
+    #[command(flatten)]
+    device: DeviceArgs,
     #[command(flatten)]
     settings: SettingsArgs,
 }
@@ -323,7 +338,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Serve(args) => {
             let ready = |addr| say!("serving http://{addr}/ (Ctrl-C stops)");
-            sudoku_anneal::serve::serve(args.addr, ready).with_context(|| format!("cannot serve on {}", args.addr))?;
+            let serve = sudoku_anneal::serve::serve(args.addr, args.device.adapter, ready);
+            serve.with_context(|| format!("cannot serve on {}", args.addr))?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -373,8 +389,8 @@ fn solver_threads(flags: &SettingsArgs, kind: BackendKind, settings: &Settings) 
 }
 
 /// The backend of `choice`, said on stderr for a GPU.
-fn make_backend(choice: BackendChoice) -> anyhow::Result<Box<dyn Backend>> {
-    let (kind, backend) = choice.build()?;
+fn make_backend(choice: BackendChoice, adapter: Option<&AdapterName>) -> anyhow::Result<Box<dyn Backend>> {
+    let (kind, backend) = choice.build_on(adapter)?;
     if kind.is_gpu() && choice != BackendChoice::Auto {
         say!("{} backend on {}", kind.name(), backend.device());
     }
@@ -497,7 +513,7 @@ fn progress_bar(inputs: &[String]) -> ProgressBar {
 }
 
 fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
-    let mut backend = make_backend(args.backend)?;
+    let mut backend = make_backend(args.backend, args.device.adapter.as_ref())?;
     let settings = args.settings.resolve(backend.as_ref())?;
     let inputs = if args.inputs.is_empty() { vec!["-".to_string()] } else { args.inputs.clone() };
     check_inputs(&inputs)?;
@@ -642,17 +658,20 @@ type Contender = (Box<dyn Backend>, Settings);
 /// The backends `bench` compares, and how many could not start (said on
 /// stderr and left out).
 fn bench_backends(args: &BenchArgs) -> anyhow::Result<(Vec<Contender>, usize)> {
+    let adapter = args.device.adapter.as_ref();
     let choices = args.backend.clone().unwrap_or_else(|| {
         let cpu = BackendChoice::Kind(BackendKind::CpuLanes);
-        match list_adapters(AdapterChoice::Hardware) {
-            (_, Some(_)) => vec![cpu, BackendChoice::Kind(BackendKind::Gpu)],
-            (_, None) => vec![cpu],
+        match (adapter, list_adapters(AdapterChoice::Hardware)) {
+            (Some(_), _) | (_, (_, Some(_))) => vec![cpu, BackendChoice::Kind(BackendKind::Gpu)],
+            (None, (_, None)) => vec![cpu],
         }
     });
     let mut backends = Vec::new();
     let mut skipped = 0;
     for choice in choices {
-        match make_backend(choice) {
+        // The adapter named is where the GPU backends run; the CPU ones compare beside them.
+        let on_gpu = !matches!(choice, BackendChoice::Kind(kind) if !kind.is_gpu());
+        match make_backend(choice, adapter.filter(|_| on_gpu)) {
             Ok(backend) => {
                 let settings = args.settings.resolve(backend.as_ref())?;
                 backends.push((backend, settings));

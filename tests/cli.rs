@@ -560,6 +560,39 @@ fn completions_and_the_manual_page_name_every_subcommand() {
     assert!(man.starts_with(".ie") && man.contains(".TH sudoku-anneal 1") && man.contains("merge"), "{man}");
 }
 
+/// `--adapter` puts the GPU backends on the adapter named by number or by
+/// a part of its name; a CPU backend or an adapter that is not there is an
+/// error that says what there is. (The runs need an adapter: lavapipe on CI.)
+#[test]
+fn adapter_names_the_gpu_by_number_or_name() {
+    let out = run(&["solve", "--backend", "cpu-lanes", "--adapter", "0", EASY], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--adapter picks a GPU; the cpu-lanes backend runs on the CPU")
+    );
+    let out = run(&["solve", "--adapter", "no-such-adapter", EASY], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no adapter's name has \"no-such-adapter\""));
+    let devices = String::from_utf8(run(&["devices"], "").stdout).unwrap();
+    let Some(first) =
+        devices.lines().find_map(|l| l.strip_prefix("0: ")).map(|l| l.split(" | ").next().unwrap().to_string())
+    else {
+        assert_ne!(std::env::var("REQUIRE_GPU").as_deref(), Ok("1"), "REQUIRE_GPU=1 but no adapter");
+        return eprintln!("skipping the runs on an adapter: none found");
+    };
+    for adapter in ["0", &first[..first.len().min(6)].to_lowercase()] {
+        let out = run(
+            &["solve", "--backend", "gpu", "--adapter", adapter, "--max-sweeps", "200", "--format", "jsonl", INKALA],
+            "",
+        );
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{adapter}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("gpu backend on {first}")), "{adapter}");
+    }
+    let out = run(&["bench", "--adapter", "0", "--max-sweeps", "200", EASY], "");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("| cpu-lanes |") && table.contains(&format!("| gpu | {first}")), "{table}");
+}
+
 /// `merge` joins shard outputs into the unsharded run's order, and names
 /// what is missing or repeated (exit 1) or what is no shard output (exit 2).
 #[test]

@@ -10,7 +10,7 @@ use clap::builder::PossibleValue;
 use super::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
 use super::cpu::bits::Bits32Backend;
 use super::cpu::CpuBackend;
-use super::gpu::{AdapterChoice, GpuBackend};
+use super::gpu::{AdapterChoice, AdapterName, GpuBackend};
 use super::lanes::LanesBackend;
 use super::Backend;
 use crate::dynamics::{Dynamics, Moves, WeightRule};
@@ -170,11 +170,24 @@ impl BackendKind {
     /// Builds it; a GPU backend takes any adapter with compute shaders,
     /// software ones too.
     pub fn build(self) -> Result<Box<dyn Backend>> {
+        self.build_on(None)
+    }
+
+    /// Builds it, a GPU backend on the `adapter` named (`--adapter`), if any;
+    /// a CPU backend with an adapter named is an error.
+    pub fn build_on(self, adapter: Option<&AdapterName>) -> Result<Box<dyn Backend>> {
+        let choice = adapter.map_or(AdapterChoice::Any, |name| AdapterChoice::Named(name.clone()));
         Ok(match self {
+            BackendKind::Gpu | BackendKind::GpuBits => Box::new(GpuBackend::new(choice, self)?),
+            _ if adapter.is_some() => {
+                return Err(Error::Settings(format!(
+                    "--adapter picks a GPU; the {} backend runs on the CPU",
+                    self.name()
+                )))
+            }
             BackendKind::Cpu => Box::new(CpuBackend::new()),
             BackendKind::CpuBits => Box::new(BitslicedBackend::new()),
             BackendKind::CpuLanes => Box::new(LanesBackend::new()),
-            BackendKind::Gpu | BackendKind::GpuBits => Box::new(GpuBackend::new(AdapterChoice::Any, self)?),
             BackendKind::Bits32 => Box::new(Bits32Backend::new()),
         })
     }
@@ -260,9 +273,16 @@ pub enum BackendChoice {
 impl BackendChoice {
     /// Builds the backend, saying on stderr which one `auto` picked and why.
     pub fn build(self) -> Result<(BackendKind, Box<dyn Backend>)> {
-        match self {
-            BackendChoice::Kind(kind) => Ok((kind, kind.build()?)),
-            BackendChoice::Auto => Ok(match GpuBackend::new(AdapterChoice::Hardware, BackendKind::Gpu) {
+        self.build_on(None)
+    }
+
+    /// [`BackendChoice::build`] on the `adapter` named, if any: then `auto`
+    /// is `gpu` on that adapter, or an error.
+    pub fn build_on(self, adapter: Option<&AdapterName>) -> Result<(BackendKind, Box<dyn Backend>)> {
+        match (self, adapter) {
+            (BackendChoice::Kind(kind), _) => Ok((kind, kind.build_on(adapter)?)),
+            (BackendChoice::Auto, Some(_)) => Ok((BackendKind::Gpu, BackendKind::Gpu.build_on(adapter)?)),
+            (BackendChoice::Auto, None) => Ok(match GpuBackend::new(AdapterChoice::Hardware, BackendKind::Gpu) {
                 Ok(gpu) => {
                     say!("auto picked the gpu backend on {}", gpu.adapter().name);
                     (BackendKind::Gpu, Box::new(gpu))

@@ -7,6 +7,7 @@ use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc::Sender;
 
+use crate::backend::gpu::AdapterName;
 use crate::backend::kind::BackendChoice;
 use crate::backend::Backend;
 use crate::decode::conflicts;
@@ -38,6 +39,9 @@ pub struct LiveRequest {
     pub seed: Option<u64>,
     pub max_sweeps: Option<u32>,
     pub timeout: Option<f64>,
+    /// The adapter `serve --adapter` named, for every request; not the page's to choose.
+    #[serde(skip)]
+    pub adapter: Option<AdapterName>,
 }
 
 /// Frames at most this often: a few per second are enough to watch.
@@ -164,7 +168,7 @@ pub(super) fn prepare(request: &LiveRequest) -> Result<Prepared, String> {
         reduce: choice::<Reduce>(&request.reduce, "reduction")?,
         ..Overrides::default()
     };
-    let (kind, backend) = backend_choice.build().map_err(|e| e.to_string())?;
+    let (kind, backend) = backend_choice.build_on(request.adapter.as_ref()).map_err(|e| e.to_string())?;
     let settings = Settings::resolve(kind, &overrides).map_err(|e| e.to_string())?;
     Ok(Prepared { variant, kind, backend, settings })
 }

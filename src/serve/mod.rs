@@ -28,7 +28,7 @@ use axum::{Json, Router};
 use serde::Serialize;
 use tokio::sync::{mpsc, Semaphore};
 
-use crate::backend::gpu::{list_adapters, AdapterChoice};
+use crate::backend::gpu::{list_adapters, AdapterChoice, AdapterName};
 use crate::error::{Error, Result};
 use crate::BackendKind;
 pub use live::LiveRequest;
@@ -48,11 +48,14 @@ pub const UPLOAD_TIME: Duration = Duration::from_secs(120);
 #[derive(Clone)]
 struct Shared {
     runs: Arc<Semaphore>,
+    /// `serve --adapter`: where every GPU run goes.
+    adapter: Option<AdapterName>,
 }
 
-/// Serves the page on `addr` until the process ends; `ready` gets the
-/// address bound (port 0 picks a free one).
-pub fn serve(addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> Result<()> {
+/// Serves the page on `addr` until the process ends, its GPU runs on
+/// `adapter` if one is named; `ready` gets the address bound (port 0 picks
+/// a free one).
+pub fn serve(addr: SocketAddr, adapter: Option<AdapterName>, ready: impl FnOnce(SocketAddr)) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
@@ -61,7 +64,7 @@ pub fn serve(addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> Result<()> {
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(Error::Io)?;
         ready(listener.local_addr().map_err(Error::Io)?);
-        let shared = Shared { runs: Arc::new(Semaphore::new(MAX_RUNS)) };
+        let shared = Shared { runs: Arc::new(Semaphore::new(MAX_RUNS)), adapter };
         let app = Router::new()
             .route("/", get(|| async { Html(include_str!("page.html")) }))
             .route("/api/backends", get(backends))
@@ -157,7 +160,7 @@ async fn solve(
     query: std::result::Result<Query<LiveRequest>, QueryRejection>,
 ) -> Response {
     let request = match settings_of(&uri, query) {
-        Ok(request) => request,
+        Ok(request) => LiveRequest { adapter: shared.adapter.clone(), ..request },
         Err((status, message)) => return refuse(status, message),
     };
     let Ok(permit) = shared.runs.clone().try_acquire_owned() else { return busy() };
@@ -174,7 +177,7 @@ async fn solve_collection(
     body: Body,
 ) -> Response {
     let request = match settings_of(&uri, query) {
-        Ok(request) => request,
+        Ok(request) => LiveRequest { adapter: shared.adapter.clone(), ..request },
         Err((status, message)) => return refuse(status, message),
     };
     let too_large =

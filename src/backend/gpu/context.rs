@@ -58,21 +58,33 @@ pub struct GpuContext {
 
 impl GpuContext {
     pub fn new(choice: AdapterChoice, kind: BackendKind, options: KernelOptions) -> Result<GpuContext> {
-        let adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
-        let adapter = adapters
-            .into_iter()
-            .filter_map(|a| rank(&a, choice).map(|r| (r, a)))
-            .min_by_key(|(r, _)| *r)
-            .map(|(_, a)| a)
-            .ok_or_else(|| {
-                Error::NoAdapter(match choice {
-                    AdapterChoice::Hardware => "no hardware GPU with compute shaders found".into(),
-                    AdapterChoice::Any => {
-                        "no adapter with compute shaders found (install a Vulkan driver, e.g. mesa-vulkan-drivers)"
-                            .into()
+        let mut adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
+        let adapter =
+            match &choice {
+                AdapterChoice::Named(name) => {
+                    let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+                    let adapter = adapters.swap_remove(name.find(&names).map_err(Error::NoAdapter)?);
+                    if rank(&adapter, AdapterChoice::Any).is_none() {
+                        let name = adapter.get_info().name;
+                        return Err(Error::NoAdapter(format!(
+                            "{name} cannot run the kernels (compute shaders and their limits)"
+                        )));
                     }
-                })
-            })?;
+                    adapter
+                }
+                _ => adapters
+                    .into_iter()
+                    .filter_map(|a| rank(&a, choice.clone()).map(|r| (r, a)))
+                    .min_by_key(|(r, _)| *r)
+                    .map(|(_, a)| a)
+                    .ok_or_else(|| {
+                        Error::NoAdapter(match choice {
+                        AdapterChoice::Hardware => "no hardware GPU with compute shaders found".into(),
+                        _ => "no adapter with compute shaders found (install a Vulkan driver, e.g. mesa-vulkan-drivers)"
+                            .into(),
+                    })
+                    })?,
+            };
         let limits = adapter.limits();
         let software = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {

@@ -24,7 +24,7 @@ pub mod kernel;
 
 use std::ops::Range;
 
-pub use self::adapter::{list_adapters, AdapterChoice, AdapterSummary};
+pub use self::adapter::{list_adapters, AdapterChoice, AdapterName, AdapterSummary};
 use self::batch::Batch;
 use self::context::GpuContext;
 use self::kernel::{Engine, Kernel, KernelOptions};
