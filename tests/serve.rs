@@ -6,7 +6,7 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::util::{exact_solve, grid, INKALA};
+use crate::util::{dense_energy, exact_solve, grid, INKALA};
 
 /// Five hard puzzles after three comment lines, each with a comment of its own.
 const HARD: &str = include_str!("../examples/hard.txt");
@@ -133,6 +133,36 @@ fn a_puzzle_streams_frames_then_its_verified_record() {
     let expected = exact_solve(&grid(INKALA)).unwrap().to_string();
     assert_eq!(record["solution"], expected.as_str());
     assert_eq!(record["backend"], "cpu");
+}
+
+/// Every frame's energies are the plain model's, whatever the backend
+/// anneals: with adaptive weights grown far above their base (a puzzle
+/// without a solution, many frames), the best energy is still the plain
+/// energy of the best grid it shows (cell moves fill every cell).
+#[test]
+fn frames_show_plain_energies_from_every_backend() {
+    let server = Server::start();
+    let backends =
+        ["cpu", "cpu-lanes", "gpu"].into_iter().filter(|&b| b != "gpu" || crate::cpu_vs_gpu::gpu().is_some());
+    for backend in backends {
+        let mut answer = get(&server, &format!("/api/solve?puzzle={ENDLESS}&backend={backend}&reduce=clues&timeout=2"));
+        assert_eq!(answer.status, 200, "{backend}");
+        let mut frames = 0;
+        while let Some((name, frame)) = answer.event() {
+            if name != "frame" {
+                break;
+            }
+            let best = grid(frame["best"].as_str().unwrap());
+            let x: Vec<u8> = (0..729).map(|i| u8::from(best.cells[i / 9] as usize == i % 9 + 1)).collect();
+            assert_eq!(
+                frame["best_energy"].as_i64().unwrap() as i32,
+                dense_energy(best.shape, &x),
+                "{backend}: {frame}"
+            );
+            frames += 1;
+        }
+        assert!(frames >= 5, "{backend}: {frames} frames");
+    }
 }
 
 #[test]

@@ -64,7 +64,7 @@ struct Frame {
     best_energy: i32,
     /// The lowest-energy replica's grid ('.' where a cell holds no digit
     /// or several) and its cells that share a digit with a unit peer.
-    best: Option<String>,
+    best: String,
     conflicts: Vec<usize>,
 }
 
@@ -85,14 +85,11 @@ struct Frames<'a> {
 }
 
 impl Observer for Frames<'_> {
-    fn wants_best(&self) -> bool {
+    fn wants_round(&self) -> bool {
         Instant::now() >= self.next
     }
 
     fn round(&mut self, progress: Progress<'_>) {
-        if Instant::now() < self.next {
-            return;
-        }
         self.next = Instant::now() + FRAME_EVERY;
         let rungs = progress.rung_of_replica.iter().max().map_or(1, |&r| r as usize + 1);
         let series = match rungs {
@@ -116,8 +113,8 @@ impl Observer for Frames<'_> {
             series_are_rungs: rungs > 1,
             swap_acceptance: progress.swap_acceptance,
             best_energy: progress.best_energy,
-            conflicts: progress.best.as_ref().map(conflicts).unwrap_or_default(),
-            best: progress.best.map(|grid| grid.to_string()),
+            conflicts: conflicts(&progress.best),
+            best: progress.best.to_string(),
         };
         // A slow page misses frames rather than slowing the run.
         drop(self.sender.try_send(event("frame", &frame)));

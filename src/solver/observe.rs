@@ -1,7 +1,7 @@
 //! A window on a run while it anneals, for whoever watches (the live page):
-//! after every round, each annealing puzzle's energies, ladder state and
-//! work so far, and on request the grid of its lowest-energy replica. A
-//! run without an observer pays one branch per round.
+//! after the rounds it asks for, each annealing puzzle's energies in the
+//! plain model, ladder state, work so far and the grid of its lowest-energy
+//! replica. A run without an observer pays one branch per round.
 
 use crate::grid::Grid;
 use crate::puzzle::Entry;
@@ -22,16 +22,17 @@ pub struct Progress<'a> {
     /// Accepted over proposed exchanges of each adjacent pair of rungs,
     /// coldest pair first, over the puzzle's ladders; `None` where none was proposed.
     pub swap_acceptance: Vec<Option<f64>>,
-    /// The lowest-energy replica: its energy, and (when the observer asked
-    /// for it) its grid, with 0 in a cell that holds no digit or several.
+    /// The replica of lowest plain energy: its energy, and its grid, with 0
+    /// in a cell that holds no digit or several.
     pub best_energy: i32,
-    pub best: Option<Grid>,
+    pub best: Grid,
 }
 
 pub trait Observer {
-    /// Whether the next round's progress should carry the best replica's
-    /// grid (a readback from the device).
-    fn wants_best(&self) -> bool;
+    /// Whether it wants to see the next round: the energies of the plain
+    /// model take every replica's state from the backend (a readback from
+    /// a device), since adaptive weights anneal another energy.
+    fn wants_round(&self) -> bool;
 
     fn round(&mut self, progress: Progress<'_>);
 }

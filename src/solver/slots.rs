@@ -252,7 +252,7 @@ impl<'a> Slots<'a> {
             })
             .collect();
         if self.observer.is_some() {
-            self.show(range.clone(), &energies)?;
+            self.show(range.clone())?;
         }
         let mut solutions = self.backend.spins(&solved)?.into_iter();
         for (verdict, slot) in verdicts.into_iter().zip(range) {
@@ -288,21 +288,22 @@ impl<'a> Slots<'a> {
 }
 
 impl Slots<'_> {
-    /// Tells the observer what the round left each puzzle of `range` in.
-    fn show(&mut self, range: Range<usize>, energies: &[i32]) -> Result<()> {
+    /// Tells the observer, when it asks, what the round left each puzzle of
+    /// `range` in: energies of the plain model, from the replicas' states
+    /// (the backend's are weighted where weights adapt).
+    fn show(&mut self, range: Range<usize>) -> Result<()> {
         let per_slot = self.per_slot();
-        for (slot, energies) in range.zip(energies.chunks(per_slot)) {
+        for slot in range {
             let Some(active) = &self.slots[slot] else { continue };
             let observer = self.observer.as_deref_mut().expect("called with an observer");
+            if !observer.wants_round() {
+                continue;
+            }
+            let states = self.backend.spins(&(slot * per_slot..(slot + 1) * per_slot).collect::<Vec<_>>())?;
+            let energies: Vec<i32> = states.iter().map(|x| active.model.energy(x)).collect();
             let (best_replica, &best_energy) =
                 energies.iter().enumerate().min_by_key(|&(_, e)| *e).expect("a slot has replicas");
-            let best = match observer.wants_best() {
-                true => {
-                    let spins = self.backend.spins(&[slot * per_slot + best_replica])?;
-                    Some(cells_of(&active.model, &spins[0]))
-                }
-                false => None,
-            };
+            let best = cells_of(&active.model, &states[best_replica]);
             let rung_of_replica = match active.exchanges.is_empty() {
                 // One-rung ladders exchange nothing: every replica stays on rung 0.
                 true => vec![0; per_slot],
@@ -315,7 +316,7 @@ impl Slots<'_> {
                 sweeps: active.sweeps as u64,
                 attempts: active.attempts(per_slot),
                 seconds: active.started.elapsed().as_secs_f64(),
-                energies,
+                energies: &energies,
                 rung_of_replica,
                 swap_acceptance: accepted.iter().zip(&attempts).map(|(&a, &n)| acceptance_rate(a, n)).collect(),
                 best_energy,
