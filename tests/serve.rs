@@ -114,7 +114,7 @@ fn a_puzzle_streams_frames_then_its_verified_record() {
     let server = Server::start();
     let mut answer = get(&server, &format!("/api/solve?puzzle={INKALA}&backend=cpu&seed=3"));
     assert_eq!(answer.status, 200);
-    let mut frames = 0;
+    let (mut frames, mut last) = (0, serde_json::Value::Null);
     let record = loop {
         match answer.event().expect("the stream ends with done") {
             (name, frame) if name == "frame" => {
@@ -123,6 +123,7 @@ fn a_puzzle_streams_frames_then_its_verified_record() {
                 let best = frame["best"].as_str().unwrap();
                 assert_eq!(best.len(), 81);
                 assert!(frame["best_energy"].as_i64().unwrap() >= 0);
+                last = frame;
             }
             (name, record) if name == "done" => break record,
             other => panic!("{other:?}"),
@@ -132,6 +133,9 @@ fn a_puzzle_streams_frames_then_its_verified_record() {
     assert_eq!(record["status"], "solved");
     let expected = exact_solve(&grid(INKALA)).unwrap().to_string();
     assert_eq!(record["solution"], expected.as_str());
+    // The last frame is the final state: the solution, at the record's sweeps.
+    assert_eq!((&last["best_energy"], &last["best"]), (&0.into(), &expected.as_str().into()), "{last}");
+    assert_eq!(last["sweeps"], record["sweeps"]);
     assert_eq!(record["backend"], "cpu");
 }
 

@@ -116,8 +116,13 @@ impl Observer for Frames<'_> {
             conflicts: conflicts(&progress.best),
             best: progress.best.to_string(),
         };
-        // A slow page misses frames rather than slowing the run.
-        drop(self.sender.try_send(event("frame", &frame)));
+        // A slow page misses frames rather than slowing the run; the last
+        // one, the final state, waits its turn (the record follows it).
+        let frame = event("frame", &frame);
+        match progress.last {
+            true => drop(self.sender.blocking_send(frame)),
+            false => drop(self.sender.try_send(frame)),
+        }
     }
 }
 

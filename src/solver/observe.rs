@@ -26,6 +26,8 @@ pub struct Progress<'a> {
     /// in a cell that holds no digit or several.
     pub best_energy: i32,
     pub best: Grid,
+    /// Whether this was the puzzle's last round (solved, or out of budget).
+    pub last: bool,
 }
 
 pub trait Observer {
@@ -34,5 +36,6 @@ pub trait Observer {
     /// a device), since adaptive weights anneal another energy.
     fn wants_round(&self) -> bool;
 
+    /// A round it wanted, or a puzzle's last round, which it always sees.
     fn round(&mut self, progress: Progress<'_>);
 }

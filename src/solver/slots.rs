@@ -252,7 +252,7 @@ impl<'a> Slots<'a> {
             })
             .collect();
         if self.observer.is_some() {
-            self.show(range.clone())?;
+            self.show(range.clone(), &verdicts)?;
         }
         let mut solutions = self.backend.spins(&solved)?.into_iter();
         for (verdict, slot) in verdicts.into_iter().zip(range) {
@@ -288,15 +288,17 @@ impl<'a> Slots<'a> {
 }
 
 impl Slots<'_> {
-    /// Tells the observer, when it asks, what the round left each puzzle of
-    /// `range` in: energies of the plain model, from the replicas' states
-    /// (the backend's are weighted where weights adapt).
-    fn show(&mut self, range: Range<usize>) -> Result<()> {
+    /// Tells the observer what the round left each puzzle of `range` in,
+    /// when it asks, and always after a puzzle's last round (its final
+    /// state): energies of the plain model, from the replicas' states (the
+    /// backend's are weighted where weights adapt).
+    fn show(&mut self, range: Range<usize>, verdicts: &[Verdict]) -> Result<()> {
         let per_slot = self.per_slot();
-        for slot in range {
+        for (slot, verdict) in range.zip(verdicts) {
             let Some(active) = &self.slots[slot] else { continue };
             let observer = self.observer.as_deref_mut().expect("called with an observer");
-            if !observer.wants_round() {
+            let last = matches!(verdict, Verdict::Solved(_) | Verdict::Unsolved);
+            if !last && !observer.wants_round() {
                 continue;
             }
             let states = self.backend.spins(&(slot * per_slot..(slot + 1) * per_slot).collect::<Vec<_>>())?;
@@ -321,6 +323,7 @@ impl Slots<'_> {
                 swap_acceptance: accepted.iter().zip(&attempts).map(|(&a, &n)| acceptance_rate(a, n)).collect(),
                 best_energy,
                 best,
+                last,
             });
         }
         Ok(())
