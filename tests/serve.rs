@@ -123,6 +123,8 @@ fn a_puzzle_streams_frames_then_its_verified_record() {
                 let best = frame["best"].as_str().unwrap();
                 assert_eq!(best.len(), 81);
                 assert!(frame["best_energy"].as_i64().unwrap() >= 0);
+                // cpu's cell defaults: 32 chains at one temperature, named.
+                assert_eq!((&frame["temperatures"], &frame["backend"]), (&serde_json::json!([1.2]), &"cpu".into()));
                 last = frame;
             }
             (name, record) if name == "done" => break record,
@@ -156,6 +158,7 @@ fn frames_show_plain_energies_from_every_backend() {
             if name != "frame" {
                 break;
             }
+            assert_eq!(frame["backend"], backend);
             let best = grid(frame["best"].as_str().unwrap());
             let x: Vec<u8> = (0..729).map(|i| u8::from(best.cells[i / 9] as usize == i % 9 + 1)).collect();
             assert_eq!(
@@ -167,6 +170,23 @@ fn frames_show_plain_energies_from_every_backend() {
         }
         assert!(frames >= 5, "{backend}: {frames} frames");
     }
+}
+
+/// On a ladder, a frame says each rung's temperature, coldest first, beside
+/// each pair's swap acceptance.
+#[test]
+fn ladder_frames_carry_each_rungs_temperature() {
+    let server = Server::start();
+    let mut answer =
+        get(&server, &format!("/api/solve?puzzle={ENDLESS}&backend=cpu&moves=spin&reduce=clues&timeout=1"));
+    let (name, frame) = answer.event().unwrap();
+    assert_eq!(name, "frame");
+    let temperatures: Vec<f64> =
+        frame["temperatures"].as_array().unwrap().iter().map(|t| t.as_f64().unwrap()).collect();
+    assert_eq!(temperatures.len(), 16, "{frame}");
+    assert!(temperatures.windows(2).all(|w| w[0] < w[1]) && (temperatures[0] - 0.4).abs() < 1e-9, "{temperatures:?}");
+    assert_eq!(frame["swap_acceptance"].as_array().unwrap().len(), 15);
+    assert_eq!(frame["series_are_rungs"], true);
 }
 
 #[test]

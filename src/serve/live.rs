@@ -60,6 +60,10 @@ struct Frame {
     /// ladders, of each group of chains.
     series: Vec<i32>,
     series_are_rungs: bool,
+    /// Each rung's temperature, coldest first (one on one-rung ladders).
+    temperatures: Vec<f64>,
+    /// The backend that runs (what `auto` picked).
+    backend: &'static str,
     swap_acceptance: Vec<Option<f64>>,
     best_energy: i32,
     /// The lowest-energy replica's grid ('.' where a cell holds no digit
@@ -82,6 +86,7 @@ pub(super) fn event(name: &str, data: &impl Serialize) -> String {
 struct Frames<'a> {
     sender: &'a Sender<String>,
     next: Instant,
+    backend: &'static str,
 }
 
 impl Observer for Frames<'_> {
@@ -111,6 +116,8 @@ impl Observer for Frames<'_> {
             attempts_per_second: progress.attempts as f64 / progress.seconds.max(1e-9),
             series,
             series_are_rungs: rungs > 1,
+            temperatures: progress.temperatures.to_vec(),
+            backend: self.backend,
             swap_acceptance: progress.swap_acceptance,
             best_energy: progress.best_energy,
             conflicts: conflicts(&progress.best),
@@ -183,7 +190,7 @@ fn anneal(request: LiveRequest, sender: &Sender<String>) -> Result<Option<String
         .ok_or("no puzzle: paste or type one")?
         .map_err(|e| e.to_string())?;
     let Prepared { kind, mut backend, settings, .. } = prepare(&request)?;
-    let mut frames = Frames { sender, next: Instant::now() };
+    let mut frames = Frames { sender, next: Instant::now(), backend: kind.name() };
     let stop = || sender.is_closed();
     let outcome =
         solve_observed(entry.clone(), &settings, backend.as_mut(), &mut frames, stop).map_err(|e| e.to_string())?;

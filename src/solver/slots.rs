@@ -320,6 +320,7 @@ impl Slots<'_> {
                 seconds: active.started.elapsed().as_secs_f64(),
                 energies: &energies,
                 rung_of_replica,
+                temperatures: &self.ladder.temperatures,
                 swap_acceptance: accepted.iter().zip(&attempts).map(|(&a, &n)| acceptance_rate(a, n)).collect(),
                 best_energy,
                 best,
