@@ -232,7 +232,7 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     for name in [first, second] {
         assert!(verdict.contains(&format!("{name}: solved, ")), "{verdict}");
     }
-    assert!(verdict.contains("less time") && verdict.contains("less work"), "{verdict}");
+    assert!(verdict.contains("less time") && verdict.contains("less work (attempts over all replicas)"), "{verdict}");
     let panels = browser.script("return panels.map(p => p.record.solution)");
     let expected = exact_solve(&grid(INKALA)).unwrap().to_string();
     assert_eq!(panels, json!([expected, expected]));

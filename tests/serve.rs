@@ -186,6 +186,7 @@ fn ladder_frames_carry_each_rungs_temperature() {
     assert_eq!(temperatures.len(), 16, "{frame}");
     assert!(temperatures.windows(2).all(|w| w[0] < w[1]) && (temperatures[0] - 0.4).abs() < 1e-9, "{temperatures:?}");
     assert_eq!(frame["swap_acceptance"].as_array().unwrap().len(), 15);
+    assert_eq!(frame["replicas"], 16, "cpu's single-spin ladder: 1 × 16");
     assert_eq!(frame["series_are_rungs"], true);
 }
 

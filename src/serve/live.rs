@@ -62,8 +62,11 @@ struct Frame {
     series_are_rungs: bool,
     /// Each rung's temperature, coldest first (one on one-rung ladders).
     temperatures: Vec<f64>,
-    /// The backend that runs (what `auto` picked).
+    /// The backend that runs (what `auto` picked), and its replicas for
+    /// this puzzle (ladders × rungs): work compares like with like only
+    /// beside them.
     backend: &'static str,
+    replicas: usize,
     swap_acceptance: Vec<Option<f64>>,
     best_energy: i32,
     /// The lowest-energy replica's grid ('.' where a cell holds no digit
@@ -118,6 +121,7 @@ impl Observer for Frames<'_> {
             series_are_rungs: rungs > 1,
             temperatures: progress.temperatures.to_vec(),
             backend: self.backend,
+            replicas: progress.energies.len(),
             swap_acceptance: progress.swap_acceptance,
             best_energy: progress.best_energy,
             conflicts: conflicts(&progress.best),
