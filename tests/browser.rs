@@ -210,8 +210,17 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     let shown = browser.script("return lineFromGrid()");
     assert_eq!(shown, exact_solve(&grid(INKALA)).unwrap().to_string().as_str());
 
-    // Conflicting clues: the page says why.
+    // Arrow keys move between the cells.
+    browser.script(
+        "cells[0].focus(); cells[0].dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }));",
+    );
+    assert_eq!(browser.script("return cells.indexOf(document.activeElement)"), json!(9));
+
+    // Conflicting clues: marked as typed, and the page says why on Solve.
     browser.type_into("#line", &format!("11{}", ".".repeat(79)));
+    let marked =
+        browser.script("return [...document.querySelectorAll('#grid input.conflict')].map(i => cells.indexOf(i))");
+    assert_eq!(marked, json!([0, 1]));
     browser.click("#solve");
     let said = browser.until(&format!("return {MESSAGE}.startsWith('invalid') && {MESSAGE}"), "the error");
     assert!(said.as_str().unwrap().contains("digit 1 twice in row 1"), "{said}");
