@@ -178,7 +178,7 @@ fn gpu_sweep(c: &mut Criterion) {
     let options = KernelOptions::parse(&variant).expect("GPU_BENCH_KERNEL");
     let mut group = c.benchmark_group("gpu_sweep");
     for (kind, dynamics, ladder) in cases {
-        let mut gpu = match GpuBackend::with_options(adapter, kind, options) {
+        let mut gpu = match GpuBackend::with_options(adapter.clone(), kind, options) {
             Ok(gpu) => gpu,
             Err(err) => return eprintln!("gpu_sweep skipped: {err}"),
         };
