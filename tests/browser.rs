@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::serve::{Server, ENDLESS};
-use crate::util::{exact_solve, grid, INKALA};
+use crate::util::{exact_solve, grid, EASY, INKALA};
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
@@ -209,6 +209,11 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     assert!(said.as_str().unwrap().starts_with("solved and verified"), "{said}");
     let shown = browser.script("return lineFromGrid()");
     assert_eq!(shown, exact_solve(&grid(INKALA)).unwrap().to_string().as_str());
+
+    // A new puzzle typed: the last run's panel goes.
+    assert_eq!(browser.script("return document.querySelectorAll('#panels .panel').length"), json!(1));
+    browser.type_into("#line", EASY);
+    assert_eq!(browser.script("return document.querySelectorAll('#panels .panel').length"), json!(0));
 
     // Arrow keys move between the cells.
     browser.script(
