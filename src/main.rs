@@ -32,9 +32,9 @@ use sudoku_anneal::{
 const EXIT_CODES: &str = "\
 Exit codes:
   0    every puzzle solved
-  1    some puzzle unsolved within the budget, or invalid (0 with --allow-unsolved)
+  1    some puzzle unsolved within the budget, or invalid (0 with --allow-unsolved);
+       merge: an index missing or repeated (the records found are written)
   2    usage, input/output or device error, or the engine failed on a puzzle
-  1    (merge) an index missing or repeated; the records found are written
   130  interrupted (Ctrl-C, SIGINT); every record printed before is complete
   143  stopped by SIGTERM (a scheduler's preemption) in the same way; a second
        signal ends the process at once
@@ -559,10 +559,8 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
         Some(threads) => {
             // Each thread's solver reads on while the others anneal: no flush on a dry input.
             let entries = ShardInput { entries: read, shard, on_dry: || {} };
-            let kind = backend.kind();
-            let make = || kind.build();
-            let each = Settings { batch: 1, ..settings.clone() };
-            solve_stream_on_threads(entries, &each, threads, make, emit, || interrupt.raised(), flush_if_due)
+            let stop = || interrupt.raised();
+            solve_stream_on_threads(entries, &settings, threads, backend.kind(), emit, stop, flush_if_due)
         }
         None => {
             let entries = ShardInput { entries: read, shard, on_dry: || drop(output.borrow_mut().flush()) };
@@ -580,10 +578,8 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     };
     let result = result.map_err(anyhow::Error::from).and_then(|()| Ok(output.borrow_mut().flush()?));
     progress.finish_and_clear();
-    if result.is_err() {
-        // The error that follows says why; a summary would count records never written.
-        return result.map(|()| ExitCode::SUCCESS);
-    }
+    // The error that follows says why; a summary would count records never written.
+    result?;
     say!("{}", summary.describe(name.get(), started.elapsed().as_secs_f64()));
     if disagreements > 0 {
         say!(
@@ -701,6 +697,7 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let stop = || interrupt.raised();
     let mut reports = Vec::new();
     'backends: for (backend, settings) in &mut backends {
+        let threads = solver_threads(&args.settings, backend.kind(), settings);
         // Untimed warm-up: first-use costs of the device belong to no puzzle.
         let first = entries(&args.files[..1], settings.variant).take(1);
         solve_stream(first, settings, backend.as_mut(), |_, _| Ok(()), stop)?;
@@ -713,7 +710,6 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 runs: Vec::new(),
             };
             for seed in (0..args.runs).map(|run| settings.seed + run) {
-                let threads = solver_threads(&args.settings, backend.kind(), settings);
                 let run = bench_run(file, &Settings { seed, ..settings.clone() }, backend.as_mut(), threads, stop)?;
                 if stop() {
                     // A run cut short would skew every figure: report the whole runs only.
@@ -767,11 +763,7 @@ fn bench_run(
     };
     let entries = entries(&[file.to_string()], settings.variant);
     match threads {
-        Some(threads) => {
-            let kind = backend.kind();
-            let (make, each) = (|| kind.build(), Settings { batch: 1, ..settings.clone() });
-            solve_stream_on_threads(entries, &each, threads, make, keep, stop, || {})?
-        }
+        Some(threads) => solve_stream_on_threads(entries, settings, threads, backend.kind(), keep, stop, || {})?,
         None => solve_stream(entries, settings, backend, keep, stop)?,
     }
     let cpu_seconds = bench::process_cpu_seconds().zip(cpu_before).map(|(after, before)| after - before);

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use super::intake::Pending;
 use super::run;
-use crate::backend::Backend;
+use crate::backend::kind::BackendKind;
 use crate::error::{Error, Result};
 use crate::outcome::Outcome;
 use crate::puzzle::{Entry, Input, Next};
@@ -115,21 +115,22 @@ impl<I: Input> Input for WorkerInput<'_, I> {
 }
 
 /// [`solve_stream`](super::solve_stream) on `threads` workers, each with a
-/// backend of its own from `make_backend` and `settings` (its batch is
-/// each worker's). `emit` runs on the calling thread, once per entry in
-/// input order; `tick` after each outcome and at least every 50 ms (to
-/// flush the output when due).
+/// backend of `kind` of its own, annealing one puzzle at a time with
+/// `settings` (their batch aside). `emit` runs on the calling thread, once
+/// per entry in input order; `tick` after each outcome and at least every
+/// 50 ms (to flush the output when due).
 /// Outcomes do not depend on the number of threads: a puzzle's chains
 /// depend only on the puzzle and the seed.
 pub fn solve_stream_on_threads<I: Input + Send>(
     entries: I,
     settings: &Settings,
     threads: usize,
-    make_backend: impl Fn() -> Result<Box<dyn Backend>> + Sync,
+    kind: BackendKind,
     mut emit: impl FnMut(Entry, Outcome) -> Result<()>,
     stop: impl Fn() -> bool + Sync,
     mut tick: impl FnMut(),
 ) -> Result<()> {
+    let settings = &Settings { batch: 1, ..settings.clone() };
     let shared =
         Shared { input: Mutex::new(SharedInput { entries, next: 0, ended: false }), emitted: AtomicU64::new(0) };
     let aborted = AtomicBool::new(false);
@@ -138,8 +139,8 @@ pub fn solve_stream_on_threads<I: Input + Send>(
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
-                let (sender, shared, make_backend, stop) = (sender.clone(), &shared, &make_backend, &stop);
-                scope.spawn(move || work(shared, settings, make_backend, sender, stop))
+                let (sender, shared, stop) = (sender.clone(), &shared, &stop);
+                scope.spawn(move || work(shared, settings, kind, sender, stop))
             })
             .collect();
         drop(sender);
@@ -175,7 +176,7 @@ pub fn solve_stream_on_threads<I: Input + Send>(
 fn work<I: Input + Send>(
     shared: &Shared<I>,
     settings: &Settings,
-    make_backend: &(impl Fn() -> Result<Box<dyn Backend>> + Sync),
+    kind: BackendKind,
     sender: mpsc::Sender<Vec<(u64, Entry, Outcome)>>,
     stop: &(impl Fn() -> bool + Sync),
 ) -> Result<()> {
@@ -185,7 +186,7 @@ fn work<I: Input + Send>(
         .build()
         .map_err(|e| Error::Internal(format!("cannot start a solver thread: {e}")))?;
     pool.install(|| {
-        let mut backend = make_backend()?;
+        let mut backend = kind.build()?;
         let outbox = Outbox { taken: RefCell::default(), done: RefCell::default(), sender };
         let input = WorkerInput { shared, outbox: &outbox };
         let keep = |entry, outcome| {

@@ -88,7 +88,7 @@ pub(super) fn instance() -> wgpu::Instance {
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env())
 }
 
-pub(super) fn rank(adapter: &wgpu::Adapter, choice: AdapterChoice) -> Option<u8> {
+pub(super) fn rank(adapter: &wgpu::Adapter, choice: &AdapterChoice) -> Option<u8> {
     let info = adapter.get_info();
     let usable = adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
         && adapter.limits().max_compute_workgroup_storage_size >= MIN_WORKGROUP_BYTES
@@ -99,7 +99,7 @@ pub(super) fn rank(adapter: &wgpu::Adapter, choice: AdapterChoice) -> Option<u8>
         wgpu::DeviceType::DiscreteGpu => 0,
         wgpu::DeviceType::IntegratedGpu => 1,
         wgpu::DeviceType::VirtualGpu | wgpu::DeviceType::Other => 2,
-        wgpu::DeviceType::Cpu if choice != AdapterChoice::Hardware => 3,
+        wgpu::DeviceType::Cpu if *choice != AdapterChoice::Hardware => 3,
         wgpu::DeviceType::Cpu => return None,
     };
     usable.then_some(rank)
@@ -108,8 +108,7 @@ pub(super) fn rank(adapter: &wgpu::Adapter, choice: AdapterChoice) -> Option<u8>
 /// Every adapter wgpu finds, and the index of the one `choice` would pick.
 pub fn list_adapters(choice: AdapterChoice) -> (Vec<AdapterSummary>, Option<usize>) {
     let adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
-    let pick =
-        (0..adapters.len()).filter_map(|i| rank(&adapters[i], choice.clone()).map(|r| (r, i))).min().map(|(_, i)| i);
+    let pick = (0..adapters.len()).filter_map(|i| rank(&adapters[i], &choice).map(|r| (r, i))).min().map(|(_, i)| i);
     (adapters.iter().map(|a| AdapterSummary::of(&a.get_info())).collect(), pick)
 }
 

@@ -64,7 +64,7 @@ impl GpuContext {
                 AdapterChoice::Named(name) => {
                     let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
                     let adapter = adapters.swap_remove(name.find(&names).map_err(Error::NoAdapter)?);
-                    if rank(&adapter, AdapterChoice::Any).is_none() {
+                    if rank(&adapter, &AdapterChoice::Any).is_none() {
                         let name = adapter.get_info().name;
                         return Err(Error::NoAdapter(format!(
                             "{name} cannot run the kernels (compute shaders and their limits)"
@@ -74,7 +74,7 @@ impl GpuContext {
                 }
                 _ => adapters
                     .into_iter()
-                    .filter_map(|a| rank(&a, choice.clone()).map(|r| (r, a)))
+                    .filter_map(|a| rank(&a, &choice).map(|r| (r, a)))
                     .min_by_key(|(r, _)| *r)
                     .map(|(_, a)| a)
                     .ok_or_else(|| {
