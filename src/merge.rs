@@ -71,21 +71,20 @@ impl<R: BufRead> Source<R> {
 pub fn merge<R: BufRead>(inputs: Vec<(String, R)>, expected: Option<u64>, out: &mut impl Write) -> Result<Merged> {
     let mut sources: Vec<Source<R>> =
         inputs.into_iter().map(|(name, reader)| Source { name, lines: reader.lines(), line: 0 }).collect();
-    // The smallest next index first; ties by file order, so a repeat keeps the first file's.
+    // Each file's next record, the smallest index first; ties by file order,
+    // so a repeat keeps the first file's.
     let mut heads = BinaryHeap::new();
-    let mut texts: Vec<Option<String>> = vec![None; sources.len()];
     for (i, source) in sources.iter_mut().enumerate() {
         if let Some((index, text)) = source.next()? {
-            heads.push(Reverse((index, i)));
-            texts[i] = Some(text);
+            heads.push(Reverse((index, i, text)));
         }
     }
     let mut merged = Merged::default();
+    // The index after the last written: indices come off the heap in order,
+    // so one below it is the last one written again.
     let mut next = 0u64;
-    let mut last_written = None;
-    while let Some(Reverse((index, i))) = heads.pop() {
-        let text = texts[i].take().expect("a head has its text");
-        if last_written == Some(index) {
+    while let Some(Reverse((index, i, text))) = heads.pop() {
+        if index < next {
             if merged.repeated.last() != Some(&index) {
                 merged.repeated.push(index);
             }
@@ -95,7 +94,6 @@ pub fn merge<R: BufRead>(inputs: Vec<(String, R)>, expected: Option<u64>, out: &
             }
             writeln!(out, "{text}")?;
             merged.records += 1;
-            last_written = Some(index);
             next = index + 1;
         }
         if let Some((following, text)) = sources[i].next()? {
@@ -106,8 +104,7 @@ pub fn merge<R: BufRead>(inputs: Vec<(String, R)>, expected: Option<u64>, out: &
                     source.name, source.line
                 )));
             }
-            heads.push(Reverse((following, i)));
-            texts[i] = Some(text);
+            heads.push(Reverse((following, i, text)));
         }
     }
     if let Some(expected) = expected.filter(|&expected| expected > next) {
