@@ -114,12 +114,12 @@ pub fn wilson(successes: usize, trials: usize) -> (f64, f64) {
 }
 
 /// Time to solution with 99 % confidence at success probability `p` per
-/// run of `mean` seconds: the runs needed, at least one, times `mean`;
-/// `None` at p = 0.
-fn tts99(p: f64, mean: f64) -> Option<f64> {
+/// run of `mean` seconds: `mean · ln 0.01 / ln(1 − p)`; at p = 1 the
+/// `slowest` run (the p99 of fewer than 100 runs); `None` at p = 0.
+fn tts99(p: f64, mean: f64, slowest: f64) -> Option<f64> {
     match p {
-        p if p >= 1.0 => Some(mean),
-        p if p > 0.0 => Some(mean * (0.01f64.ln() / (1.0 - p).ln()).max(1.0)),
+        p if p >= 1.0 => Some(slowest),
+        p if p > 0.0 => Some(mean * 0.01f64.ln() / (1.0 - p).ln()),
         _ => None,
     }
 }
@@ -163,16 +163,19 @@ impl Report {
             let successes = runs.iter().filter(|o| o.is_solved()).count();
             let p = successes as f64 / runs.len() as f64;
             let mean = runs.iter().map(|o| o.seconds).sum::<f64>() / runs.len() as f64;
-            let (low, high) = wilson(successes, runs.len());
-            success_probability_ci.push((low, high));
-            tts99_seconds_ci.push((tts99(high, mean).expect("the upper end is above 0"), tts99(low, mean)));
             let slowest = runs.iter().map(|o| o.seconds).fold(0.0, f64::max);
+            let (low, high) = wilson(successes, runs.len());
+            let point = tts99(p, mean, slowest);
+            // The interval's ends by the same estimator, widened to hold the point
+            // (at p = 1 the point is the slowest run, which the formula's ends ignore).
+            let fast = tts99(high, mean, slowest).expect("the upper end is above 0");
+            let slow = tts99(low, mean, slowest);
+            let fast = point.map_or(fast, |point| fast.min(point));
+            let slow = slow.map(|slow| point.map_or(slow, |point| slow.max(point)));
+            success_probability_ci.push((low, high));
+            tts99_seconds_ci.push((fast, slow));
             success_probability.push(p);
-            tts99_seconds.push(match p {
-                p if p >= 1.0 => Some(slowest),
-                p if p > 0.0 => Some(mean * 0.01f64.ln() / (1.0 - p).ln()),
-                _ => None,
-            });
+            tts99_seconds.push(point);
         }
         let mut known: Vec<f64> = tts99_seconds.iter().flatten().copied().collect();
         known.sort_by(f64::total_cmp);
