@@ -14,17 +14,14 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice, AdapterName};
-use sudoku_anneal::backend::kind::{Batch, Defaults};
+use sudoku_anneal::backend::kind::Batch;
 use sudoku_anneal::backend::Backend;
-use sudoku_anneal::dynamics::{Moves, WeightRule};
-use sudoku_anneal::grid::Variant;
 use sudoku_anneal::puzzle::{check_inputs, count_puzzles, entries, Entry, Input, Next, ReadAhead};
-use sudoku_anneal::reduce::{reduce, Reduce};
+use sudoku_anneal::reduce::reduce;
 use sudoku_anneal::report::{self, Format, Summary};
 use sudoku_anneal::say;
-use sudoku_anneal::settings::{MAX_SWEEPS, TIMEOUT_SECONDS};
+use sudoku_anneal::settings::ModelOptions;
 use sudoku_anneal::solver::{solve_stream, solve_stream_on_threads, solve_stream_with_fallback};
-use sudoku_anneal::tempering::Ladders;
 use sudoku_anneal::{
     bench, export, merge, model::Model, outcome::Outcome, BackendChoice, BackendKind, Error, Overrides, Settings,
 };
@@ -94,99 +91,6 @@ struct DeviceArgs {
 }
 
 #[derive(clap::Args)]
-struct ModelArgs {
-    /// Spins removed before annealing.
-    #[arg(long, value_enum, default_value_t = Reduce::default())]
-    reduce: Reduce,
-    /// The rules: standard Sudoku, X (diagonals too), or Latin squares (no boxes). The size follows from the line length.
-    #[arg(long, value_enum, default_value_t = Variant::Standard)]
-    variant: Variant,
-}
-
-/// Annealing settings shared by `solve` and `bench`: unset ones take the
-/// backend's defaults (`backend/kind.rs`), which the help lists.
-#[derive(clap::Args)]
-struct SettingsArgs {
-    /// Seed of every random stream; the same seed gives the same result.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    #[arg(long, conflicts_with = "temperatures", help = ladder_help("Replicas per ladder, one per temperature", |l| l.replicas.to_string())
-        + ". Setting any of --replicas, --t-min, --t-max, --temperatures sets the ladder for every board size")]
-    replicas: Option<usize>,
-    #[arg(long, help = ladder_help("Independent ladders per puzzle", |l| l.ladders.to_string()))]
-    ladders: Option<usize>,
-    #[arg(long, help = per_backend("Puzzles annealed at once; a finished one's slot takes the next", |d| d.batch.to_string()))]
-    batch: Option<usize>,
-    #[arg(long, help = ladder_help("Lowest temperature of the geometric ladder", |l| l.t_min.to_string()))]
-    t_min: Option<f64>,
-    #[arg(long, help = ladder_help("Highest temperature of the geometric ladder", |l| l.t_max.to_string()))]
-    t_max: Option<f64>,
-    /// An explicit ladder instead of the geometric one: increasing temperatures, one per replica.
-    #[arg(long, value_delimiter = ',', value_name = "T,T,...", conflicts_with_all = ["t_min", "t_max"])]
-    temperatures: Option<Vec<f64>>,
-    #[arg(long, help = per_backend("Sweeps between replica-exchange rounds", |d| d.exchange_every.to_string()))]
-    exchange_every: Option<u32>,
-    /// Sweep budget per puzzle.
-    #[arg(long, default_value_t = MAX_SWEEPS)]
-    max_sweeps: u32,
-    /// Time budget per puzzle in seconds (0: none).
-    #[arg(long, default_value_t = TIMEOUT_SECONDS)]
-    timeout: f64,
-    #[arg(long, value_enum, help = per_backend("How a sweep updates a replica: single spins (the plain model), or whole cells kept one-hot (heat bath)", |d| format!("{:?}", d.moves).to_lowercase()))]
-    moves: Option<Moves>,
-    #[arg(long, value_enum, help = per_backend("Unit constraint weights: all 1 (the plain model), or per replica, grown on violated units (cell moves only)", |d| format!("{:?}", d.weights).to_lowercase()))]
-    weights: Option<WeightRule>,
-    /// Adaptive weights: the weight units start at and relax toward [default: 2].
-    #[arg(long)]
-    weight_base: Option<u8>,
-    /// Adaptive weights: the most a unit may weigh [default: 16].
-    #[arg(long)]
-    weight_cap: Option<u8>,
-    /// Adaptive weights: sweeps between two relaxations of every weight above the base [default: 5].
-    #[arg(long)]
-    relax_every: Option<u32>,
-    #[command(flatten)]
-    model: ModelArgs,
-}
-
-/// `what` and each backend's default, backends with the same one
-/// together, and those of cpu and gpu with single-spin moves.
-fn per_backend(what: &str, value: impl Fn(&Defaults) -> String) -> String {
-    let group = |defaults: &dyn Fn(BackendKind) -> Defaults, kinds: &[BackendKind]| {
-        let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
-        for &kind in kinds {
-            let value = value(&defaults(kind));
-            match groups.iter_mut().find(|(v, _)| *v == value) {
-                Some((_, names)) => names.push(kind.name()),
-                None => groups.push((value, vec![kind.name()])),
-            }
-        }
-        groups.iter().map(|(value, names)| format!("{}: {value}", names.join(", "))).collect::<Vec<_>>().join("; ")
-    };
-    let at_default = group(&|kind| kind.defaults(Variant::Standard, None), &BackendKind::ALL);
-    let spin =
-        group(&|kind| kind.defaults(Variant::Standard, Some(Moves::Spin)), &[BackendKind::Cpu, BackendKind::Gpu]);
-    format!("{what} [default: {at_default}; with --moves spin, {spin}]")
-}
-
-/// A ladder setting's defaults, which may differ on boards above 9×9 and,
-/// with single-spin moves, on Latin squares.
-fn ladder_help(what: &str, value: impl Fn(&Ladders) -> String) -> String {
-    let both = |d: &Defaults| match (value(&d.small_boards), value(&d.large_boards)) {
-        (small, large) if small == large => small,
-        (small, large) => format!("{small} up to 9×9, {large} above"),
-    };
-    let spin = |variant| value(&BackendKind::Cpu.defaults(variant, Some(Moves::Spin)).large_boards);
-    let help = per_backend(what, both);
-    match spin(Variant::Latin) {
-        latin if latin != spin(Variant::Standard) => {
-            format!("{}, on Latin squares {latin}]", help.trim_end_matches(']'))
-        }
-        _ => help,
-    }
-}
-
-#[derive(clap::Args)]
 struct SolveArgs {
     /// Puzzle strings (16, 81, 256 or 625 cells; any n² with --variant latin), files of one puzzle per line, or `-` for stdin (the default).
     inputs: Vec<String>,
@@ -207,7 +111,7 @@ struct SolveArgs {
     #[command(flatten)]
     device: DeviceArgs,
     #[command(flatten)]
-    settings: SettingsArgs,
+    settings: Overrides,
 }
 
 #[derive(clap::Args)]
@@ -234,7 +138,7 @@ struct BenchArgs {
     #[command(flatten)]
     device: DeviceArgs,
     #[command(flatten)]
-    settings: SettingsArgs,
+    settings: Overrides,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -263,7 +167,7 @@ struct ExportArgs {
     #[arg(short, long)]
     output: Option<String>,
     #[command(flatten)]
-    model: ModelArgs,
+    model: ModelOptions,
 }
 
 #[derive(clap::Args)]
@@ -345,44 +249,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-impl SettingsArgs {
-    /// What the user chose, for the library to resolve against a backend's defaults.
-    fn overrides(&self) -> Overrides {
-        Overrides {
-            replicas: self.replicas,
-            ladders: self.ladders,
-            batch: self.batch,
-            t_min: self.t_min,
-            t_max: self.t_max,
-            temperatures: self.temperatures.clone(),
-            exchange_every: self.exchange_every,
-            max_sweeps: Some(self.max_sweeps),
-            timeout: Some(self.timeout),
-            seed: Some(self.seed),
-            reduce: Some(self.model.reduce),
-            variant: Some(self.model.variant),
-            moves: self.moves,
-            weights: self.weights,
-            weight_base: self.weight_base,
-            weight_cap: self.weight_cap,
-            relax_every: self.relax_every,
-        }
+/// The settings `overrides` make for `backend`, with no more puzzles in
+/// flight than it holds.
+fn resolve(overrides: &Overrides, backend: &dyn Backend) -> anyhow::Result<Settings> {
+    let (settings, note) = Settings::resolve(backend.kind(), overrides)?.fit_to(backend);
+    if let Some(note) = note {
+        say!("{note}");
     }
-
-    /// The settings for `backend`, with no more puzzles in flight than it holds.
-    fn resolve(&self, backend: &dyn Backend) -> anyhow::Result<Settings> {
-        let (settings, note) = Settings::resolve(backend.kind(), &self.overrides())?.fit_to(backend);
-        if let Some(note) = note {
-            say!("{note}");
-        }
-        Ok(settings)
-    }
+    Ok(settings)
 }
 
 /// Threads that each run a solver of their own over the one input, with no
 /// join per round, where the backend's batch is its default of one puzzle
 /// per thread; `None`: one solver over the whole batch.
-fn solver_threads(flags: &SettingsArgs, kind: BackendKind, settings: &Settings) -> Option<usize> {
+fn solver_threads(flags: &Overrides, kind: BackendKind, settings: &Settings) -> Option<usize> {
     let per_thread = kind.defaults(settings.variant, Some(settings.moves)).batch == Batch::OnePerThread;
     let threads = rayon::current_num_threads();
     (per_thread && flags.batch.is_none() && threads > 1).then_some(threads)
@@ -514,7 +394,7 @@ fn progress_bar(inputs: &[String]) -> ProgressBar {
 
 fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let mut backend = make_backend(args.backend, args.device.adapter.as_ref())?;
-    let settings = args.settings.resolve(backend.as_ref())?;
+    let settings = resolve(&args.settings, backend.as_ref())?;
     let inputs = if args.inputs.is_empty() { vec!["-".to_string()] } else { args.inputs.clone() };
     check_inputs(&inputs)?;
     // The backend that produced the next record: auto may fall back from gpu to cpu-lanes mid-run.
@@ -546,7 +426,7 @@ fn run_solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let fallback = |error: &Error| {
         let kind = args.backend.fallback()?;
         let cpu = kind.build().ok()?;
-        let cpu_settings = args.settings.resolve(cpu.as_ref()).ok()?;
+        let cpu_settings = resolve(&args.settings, cpu.as_ref()).ok()?;
         progress.suspend(|| {
             say!("{error}; auto goes on with the {} backend from the first puzzle not yet printed", kind.name())
         });
@@ -669,7 +549,7 @@ fn bench_backends(args: &BenchArgs) -> anyhow::Result<(Vec<Contender>, usize)> {
         let on_gpu = !matches!(choice, BackendChoice::Kind(kind) if !kind.is_gpu());
         match make_backend(choice, adapter.filter(|_| on_gpu)) {
             Ok(backend) => {
-                let settings = args.settings.resolve(backend.as_ref())?;
+                let settings = resolve(&args.settings, backend.as_ref())?;
                 backends.push((backend, settings));
             }
             Err(err) => {
@@ -809,7 +689,7 @@ fn run_export(args: ExportArgs) -> anyhow::Result<ExitCode> {
         }
         None => Box::new(io::stdout().lock()),
     };
-    let ModelArgs { reduce: mode, variant } = args.model;
+    let ModelOptions { reduce: mode, variant } = args.model;
     for entry in entries(&inputs, variant) {
         let entry = entry?;
         let file = entry.file.as_deref().unwrap_or("the command line");

@@ -4,44 +4,51 @@
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tokio::sync::mpsc::Sender;
 
 use crate::backend::gpu::AdapterName;
 use crate::backend::kind::BackendChoice;
 use crate::backend::Backend;
 use crate::decode::conflicts;
-use crate::dynamics::{Moves, WeightRule};
 use crate::grid::Variant;
 use crate::puzzle::PuzzleReader;
-use crate::reduce::Reduce;
 use crate::report::{record, Format};
 use crate::settings::{Overrides, Settings};
 use crate::solver::{solve_observed, Observer, Progress};
 use crate::BackendKind;
 
-/// What the page asks for: the puzzle line and the main settings, by their
-/// command-line names; unset ones take the backend's defaults.
-#[derive(Debug, Default, Deserialize)]
+/// What the page asks for: the puzzle line, the backend and the settings,
+/// by their command-line names; unset ones take the backend's defaults.
+#[derive(Debug, Default)]
 pub struct LiveRequest {
     /// The puzzle line (a collection's lines come in the request's body).
-    #[serde(default)]
     pub puzzle: String,
     /// A collection's file name, for its records.
     pub file: Option<String>,
-    pub variant: Option<String>,
     pub backend: Option<String>,
-    pub moves: Option<String>,
-    pub weights: Option<String>,
-    pub reduce: Option<String>,
-    pub replicas: Option<usize>,
-    pub ladders: Option<usize>,
-    pub seed: Option<u64>,
-    pub max_sweeps: Option<u32>,
-    pub timeout: Option<f64>,
+    pub settings: Overrides,
     /// The adapter `serve --adapter` named, for every request; not the page's to choose.
-    #[serde(skip)]
     pub adapter: Option<AdapterName>,
+}
+
+impl LiveRequest {
+    /// The request a query's `name=value` pairs make: `puzzle`, `file`,
+    /// `backend`, and settings named as their flags ([`Overrides::from_pairs`]).
+    pub fn from_query(pairs: &[(String, String)]) -> Result<LiveRequest, String> {
+        let mut request = LiveRequest::default();
+        let mut settings = Vec::new();
+        for (name, value) in pairs {
+            match name.as_str() {
+                "puzzle" => request.puzzle.clone_from(value),
+                "file" => request.file = Some(value.clone()),
+                "backend" => request.backend = Some(value.clone()),
+                _ => settings.push((name.as_str(), value.as_str())),
+            }
+        }
+        request.settings = Overrides::from_pairs(settings).map_err(|e| e.to_string())?;
+        Ok(request)
+    }
 }
 
 /// Frames at most this often: a few per second are enough to watch.
@@ -149,13 +156,6 @@ pub fn run(request: LiveRequest, sender: &Sender<String>) {
     drop(sender.blocking_send(last));
 }
 
-fn choice<T: ValueEnum>(value: &Option<String>, what: &str) -> Result<Option<T>, String> {
-    value
-        .as_deref()
-        .filter(|v| !v.is_empty() && *v != "default")
-        .map_or(Ok(None), |v| T::from_str(v, true).map(Some).map_err(|_| format!("unknown {what} {v:?}")))
-}
-
 /// What a request resolves to: its rules, backend and settings.
 pub(super) struct Prepared {
     pub variant: Variant,
@@ -167,27 +167,17 @@ pub(super) struct Prepared {
 /// Resolves a request's settings as the command line resolves its flags,
 /// and starts its backend.
 pub(super) fn prepare(request: &LiveRequest) -> Result<Prepared, String> {
-    let variant: Variant = choice(&request.variant, "variant")?.unwrap_or_default();
-    let backend_choice: BackendChoice = choice(&request.backend, "backend")?.unwrap_or(BackendChoice::Auto);
-    let overrides = Overrides {
-        replicas: request.replicas,
-        ladders: request.ladders,
-        max_sweeps: request.max_sweeps,
-        timeout: request.timeout,
-        seed: request.seed,
-        variant: Some(variant),
-        moves: choice::<Moves>(&request.moves, "move set")?,
-        weights: choice::<WeightRule>(&request.weights, "weight rule")?,
-        reduce: choice::<Reduce>(&request.reduce, "reduction")?,
-        ..Overrides::default()
+    let backend_choice = match request.backend.as_deref().filter(|b| !b.is_empty() && *b != "default") {
+        Some(name) => BackendChoice::from_str(name, true).map_err(|_| format!("unknown backend {name:?}"))?,
+        None => BackendChoice::Auto,
     };
     let (kind, backend) = backend_choice.build_on(request.adapter.as_ref()).map_err(|e| e.to_string())?;
-    let settings = Settings::resolve(kind, &overrides).map_err(|e| e.to_string())?;
-    Ok(Prepared { variant, kind, backend, settings })
+    let settings = Settings::resolve(kind, &request.settings).map_err(|e| e.to_string())?;
+    Ok(Prepared { variant: settings.variant, kind, backend, settings })
 }
 
 fn anneal(request: LiveRequest, sender: &Sender<String>) -> Result<Option<String>, String> {
-    let variant: Variant = choice(&request.variant, "variant")?.unwrap_or_default();
+    let variant = request.settings.model.variant;
     // The puzzle first: a bad line is said before a backend starts.
     let entry = PuzzleReader::new(request.puzzle.as_bytes(), variant)
         .next()

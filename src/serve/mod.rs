@@ -116,13 +116,13 @@ async fn backends() -> Json<Backends> {
 /// The request's settings, or the status and message that refuse them.
 fn settings_of(
     uri: &axum::http::Uri,
-    query: std::result::Result<Query<LiveRequest>, QueryRejection>,
+    query: std::result::Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> std::result::Result<LiveRequest, (StatusCode, String)> {
     if uri.query().map_or(0, str::len) > MAX_QUERY {
         return Err((StatusCode::URI_TOO_LONG, format!("the request is longer than {MAX_QUERY} bytes")));
     }
     match query {
-        Ok(Query(request)) => Ok(request),
+        Ok(Query(pairs)) => LiveRequest::from_query(&pairs).map_err(|why| (StatusCode::BAD_REQUEST, why)),
         Err(rejection) => Err((StatusCode::BAD_REQUEST, format!("bad request: {}", rejection.body_text()))),
     }
 }
@@ -157,7 +157,7 @@ fn stream_events(
 async fn solve(
     State(shared): State<Shared>,
     uri: axum::http::Uri,
-    query: std::result::Result<Query<LiveRequest>, QueryRejection>,
+    query: std::result::Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Response {
     let request = match settings_of(&uri, query) {
         Ok(request) => LiveRequest { adapter: shared.adapter.clone(), ..request },
@@ -172,7 +172,7 @@ async fn solve(
 async fn solve_collection(
     State(shared): State<Shared>,
     uri: axum::http::Uri,
-    query: std::result::Result<Query<LiveRequest>, QueryRejection>,
+    query: std::result::Result<Query<Vec<(String, String)>>, QueryRejection>,
     headers: axum::http::HeaderMap,
     body: Body,
 ) -> Response {
