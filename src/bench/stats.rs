@@ -1,51 +1,11 @@
-//! Benchmark reports (stage 6 for `sudoku-anneal bench`): statistics of
-//! solved collections per backend, as a markdown table, JSON and an SVG plot
-//! of time-to-solution CDFs.
-
-use std::path::Path;
+//! The figures of a benchmark report: success with its interval, TTS99,
+//! time and work per puzzle, swap acceptance.
 
 use serde::Serialize;
 
-use crate::error::{Error, Result};
+use super::Report;
 use crate::outcome::{Outcome, Status};
-use crate::settings::Settings;
 use crate::tempering::acceptance_rate;
-
-/// One pass over a file: every puzzle's outcome, in input order.
-#[derive(Debug, Clone)]
-pub struct Run {
-    pub seed: u64,
-    pub wall_seconds: f64,
-    /// CPU time of the whole process over the run, user plus system
-    /// (every thread, the host's side of a GPU run too); `None` where the
-    /// platform does not say.
-    pub cpu_seconds: Option<f64>,
-    pub outcomes: Vec<Outcome>,
-}
-
-/// CPU time this process has used so far, user plus system, in seconds.
-#[cfg(unix)]
-pub fn process_cpu_seconds() -> Option<f64> {
-    use nix::sys::resource::{getrusage, UsageWho};
-    let usage = getrusage(UsageWho::RUSAGE_SELF).ok()?;
-    let seconds = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 * 1e-6;
-    Some(seconds(usage.user_time()) + seconds(usage.system_time()))
-}
-
-#[cfg(not(unix))]
-pub fn process_cpu_seconds() -> Option<f64> {
-    None
-}
-
-/// All runs of one file on one backend.
-#[derive(Debug, Clone)]
-pub struct Report {
-    pub file: String,
-    pub backend: String,
-    pub device: String,
-    pub settings: Settings,
-    pub runs: Vec<Run>,
-}
 
 /// The figures of a report, over all its runs. Lines that are no valid
 /// puzzle count in none of them; unsolved puzzles count in the time and
@@ -224,159 +184,11 @@ impl Report {
     }
 }
 
-fn ms(seconds: Option<f64>) -> String {
-    seconds.map_or("–".into(), |s| format!("{:.2}", s * 1e3))
-}
-
-/// One markdown table, a row per report.
-pub fn markdown(reports: &[Report]) -> String {
-    let mut table = String::from(
-        "| file | backend | device | puzzles × runs | solved | puzzles/s | puzzles/CPU-s | median ms | p90 ms | max ms | median sweeps | attempts per puzzle: median | mean | attempts/s | swap acceptance | median TTS99 ms | success, 95 % CI | median TTS99 ms, 95 % CI |\n\
-         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    let mut some_unsolved = false;
-    for report in reports {
-        let s = report.stats();
-        some_unsolved |= s.solved < s.puzzles * s.runs;
-        let invalid = match s.invalid {
-            0 => String::new(),
-            n => format!(" (and {n} invalid)"),
-        };
-        table += &format!(
-            "| {} | {} | {} | {} × {}{invalid} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {:.3e} | {} | {} | {} | {} |\n",
-            Path::new(&report.file).file_name().map_or(report.file.clone(), |n| n.to_string_lossy().into_owned()),
-            report.backend,
-            report.device,
-            s.puzzles,
-            s.runs,
-            s.solved,
-            s.puzzles_per_second,
-            s.puzzles_per_cpu_second.map_or("–".into(), |r| format!("{r:.1}")),
-            ms(s.median_seconds),
-            ms(s.p90_seconds),
-            ms(s.max_seconds),
-            s.median_sweeps.map_or("–".into(), |n| n.to_string()),
-            s.median_attempts.map_or("–".into(), |n| format!("{:.3e}", n as f64)),
-            s.mean_attempts.map_or("–".into(), |n| format!("{n:.3e}")),
-            s.attempts_per_second,
-            s.swap_acceptance.map_or("–".into(), |a| format!("{a:.3}")),
-            ms(s.median_tts99_seconds),
-            format!("{:.3} [{:.3}–{:.3}]", s.success_rate, s.success_rate_ci.0, s.success_rate_ci.1),
-            s.median_tts99_seconds_ci
-                .map_or("–".into(), |(low, high)| format!("[{}–{}]", ms(Some(low)), high.map_or("∞".into(), |h| ms(Some(h))))),
-        );
-    }
-    if some_unsolved {
-        table += "\nUnsolved puzzles count in the time, sweep and attempt columns at the budget they spent: \
-                  there those figures are lower bounds.\n";
-    }
-    table += "\nIntervals: Wilson's 95 % score interval of the puzzle-runs solved; for the median TTS99, the \
-              medians of each puzzle's TTS99 at the ends of its own interval over its runs.\n";
-    table
-}
-
-#[derive(Serialize)]
-struct JsonReport<'a> {
-    file: &'a str,
-    backend: &'a str,
-    device: &'a str,
-    settings: &'a Settings,
-    seeds: Vec<u64>,
-    #[serde(flatten)]
-    stats: Stats,
-}
-
-pub fn json(reports: &[Report]) -> String {
-    let reports: Vec<JsonReport> = reports
-        .iter()
-        .map(|r| JsonReport {
-            file: &r.file,
-            backend: &r.backend,
-            device: &r.device,
-            settings: &r.settings,
-            seeds: r.runs.iter().map(|run| run.seed).collect(),
-            stats: r.stats(),
-        })
-        .collect();
-    serde_json::to_string_pretty(&reports).expect("reports always serialize")
-}
-
-/// Fraction of puzzle-runs solved within t, against t on a log axis: one
-/// line per file and backend.
-pub fn plot_svg(reports: &[Report], path: &Path) -> Result<()> {
-    use plotters::prelude::*;
-    let draw = |err: &dyn std::fmt::Display| {
-        Error::Io(std::io::Error::other(format!("cannot draw {}: {err}", path.display())))
-    };
-    let series: Vec<(String, Vec<f64>, usize)> = reports
-        .iter()
-        .map(|r| {
-            let mut times: Vec<f64> = r
-                .runs
-                .iter()
-                .flat_map(|run| &run.outcomes)
-                .filter(|o| o.is_solved())
-                .map(|o| o.seconds.max(1e-6))
-                .collect();
-            times.sort_by(f64::total_cmp);
-            let stats = r.stats();
-            let total = stats.puzzles * stats.runs;
-            let name = Path::new(&r.file).file_name().map_or(r.file.clone(), |n| n.to_string_lossy().into_owned());
-            (format!("{name} / {} ({})", r.backend, r.device), times, total)
-        })
-        .collect();
-    let lowest = series.iter().filter_map(|(_, t, _)| t.first()).copied().fold(f64::INFINITY, f64::min);
-    let highest = series.iter().filter_map(|(_, t, _)| t.last()).copied().fold(0.0, f64::max);
-    let (lowest, highest) = if lowest.is_finite() { (lowest / 2.0, highest * 2.0) } else { (1e-4, 1.0) };
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| draw(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption("time to solution", ("sans-serif", 22))
-        .margin(16)
-        .x_label_area_size(44)
-        .y_label_area_size(56)
-        .build_cartesian_2d((lowest..highest).log_scale(), 0.0..1.0)
-        .map_err(|e| draw(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc("seconds per puzzle (log scale)")
-        .y_desc("fraction solved (band: 95 % Wilson interval)")
-        .draw()
-        .map_err(|e| draw(&e))?;
-    for (index, (name, times, total)) in series.iter().enumerate() {
-        let colour = Palette99::pick(index).to_rgba();
-        // Each point's 95 % Wilson interval, as a band: the upper ends, then the lower ones back.
-        let bounds: Vec<(f64, (f64, f64))> =
-            times.iter().enumerate().map(|(i, &t)| (t, wilson(i + 1, *total))).collect();
-        let band: Vec<(f64, f64)> = bounds
-            .iter()
-            .map(|&(t, (_, high))| (t, high))
-            .chain(bounds.iter().rev().map(|&(t, (low, _))| (t, low)))
-            .collect();
-        if band.len() > 2 {
-            chart.draw_series(std::iter::once(Polygon::new(band, colour.mix(0.15).filled()))).map_err(|e| draw(&e))?;
-        }
-        let points = times.iter().enumerate().map(|(i, &t)| (t, (i + 1) as f64 / *total as f64));
-        chart
-            .draw_series(LineSeries::new(points, colour.stroke_width(2)))
-            .map_err(|e| draw(&e))?
-            .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| draw(&e))?;
-    root.present().map_err(|e| draw(&e))?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::{markdown, Run};
+    use crate::settings::Settings;
 
     fn unsolved_after(swap_attempts: Vec<u64>, swap_accepted: Vec<u64>) -> Outcome {
         Outcome { status: Status::Unsolved, sweeps: 10, seconds: 0.5, attempts: 1000, swap_attempts, swap_accepted }
