@@ -5,7 +5,8 @@
 //! 1. [`puzzle`]: stream puzzle lines in, parse them ([`grid`] holds the board).
 //! 2. [`reduce`] then [`model`]: remove ruled-out spins, build the sparse QUBO.
 //! 3. [`backend`]: colour-class sweeps over all replicas, as [`dynamics`]
-//!    says; [`backend::kind`] names the backends and their defaults.
+//!    says; [`backend::kind`] names the backends, their sweeps and
+//!    defaults, [`backend::registry`] builds them.
 //! 4. [`tempering`]: the temperature ladder and host-side replica exchange.
 //! 5. [`decode`]: spins → grid, and an independent verifier.
 //! 6. [`outcome`] of each puzzle; [`report`]: one output record per puzzle;
@@ -46,7 +47,8 @@ pub mod settings;
 pub mod solver;
 pub mod tempering;
 
-pub use backend::kind::{BackendChoice, BackendKind};
+pub use backend::kind::BackendKind;
+pub use backend::registry::BackendChoice;
 pub use error::{Error, PuzzleError, Result};
 pub use outcome::{Outcome, Status};
 pub use settings::{Overrides, Settings};

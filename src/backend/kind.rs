@@ -1,18 +1,12 @@
 //! The one place that says what a backend is: its name, what it runs on,
-//! its twin, how it is built and what it anneals with where the user says
-//! nothing. The command line's `--backend` values, their help and the
-//! defaults in `--help` come from here, and so does [`Settings::for_backend`].
+//! its twin, which sweep runs which dynamics on it, and what it anneals
+//! with where the user says nothing. The command line's `--backend` values,
+//! their help and the defaults in `--help` come from here, and so does
+//! [`Settings::for_backend`]. How each is built is `registry.rs`'s: the
+//! backends read this file, never that one.
 //!
 //! [`Settings::for_backend`]: crate::settings::Settings::for_backend
 
-use clap::builder::PossibleValue;
-
-use super::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
-use super::cpu::bits::Bits32Backend;
-use super::cpu::CpuBackend;
-use super::gpu::{AdapterChoice, AdapterName, GpuBackend};
-use super::lanes::LanesBackend;
-use super::Backend;
 use crate::dynamics::{Dynamics, Moves, WeightRule};
 use crate::error::{Error, Result};
 use crate::grid::Variant;
@@ -36,10 +30,26 @@ pub enum BackendKind {
     Bits32,
 }
 
+/// The sweeps a backend runs: each is a file of its own (the CPU's, and a
+/// GPU kernel's twin in `shaders/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Sweep {
+    /// Single-spin Metropolis, an int per constraint total: `cpu/spins.rs` ↔ `shaders/spins.wgsl`.
+    Spins,
+    /// Heat-bath cell moves: `cpu/cells.rs` ↔ `shaders/cells.wgsl`.
+    Cells,
+    /// 32 replicas in the bits of a u32: `cpu/bits.rs` ↔ `shaders/bits.wgsl`.
+    Bits,
+    /// Cell moves, 32 chains in the 16-bit lanes of a vector: `lanes/`.
+    Lanes,
+    /// 128 ladders in the bits of an SSE2 register: `bitsliced/`.
+    Bitsliced,
+}
+
 /// What a backend anneals with where the user sets nothing.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Defaults {
-    pub batch: Batch,
+    pub batch: BatchSize,
     pub exchange_every: u32,
     pub moves: Moves,
     pub weights: WeightRule,
@@ -50,26 +60,26 @@ pub struct Defaults {
 
 /// Puzzles in flight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Batch {
+pub enum BatchSize {
     Puzzles(usize),
     /// One per thread of the pool (`RAYON_NUM_THREADS`).
     OnePerThread,
 }
 
-impl Batch {
+impl BatchSize {
     pub fn puzzles(self) -> usize {
         match self {
-            Batch::Puzzles(n) => n,
-            Batch::OnePerThread => rayon::current_num_threads(),
+            BatchSize::Puzzles(n) => n,
+            BatchSize::OnePerThread => rayon::current_num_threads(),
         }
     }
 }
 
-impl std::fmt::Display for Batch {
+impl std::fmt::Display for BatchSize {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Batch::Puzzles(n) => write!(f, "{n}"),
-            Batch::OnePerThread => f.write_str("one per thread"),
+            BatchSize::Puzzles(n) => write!(f, "{n}"),
+            BatchSize::OnePerThread => f.write_str("one per thread"),
         }
     }
 }
@@ -80,6 +90,9 @@ impl std::fmt::Display for Batch {
 /// chains) needs a third of the 8 rungs' work, but larger boards fail there.
 const BITS_LARGE_BOARDS: Ladders = Ladders { ladders: 1, replicas: 8, t_min: 0.45, t_max: 1.0 };
 const BITS_SMALL_BOARDS: Ladders = Ladders { ladders: 1, replicas: 1, t_min: 0.63, t_max: 0.63 };
+/// cpu-bits' ladders: one mask's (`bitsliced::LADDERS_PER_MASK`, the bits
+/// of an SSE2 register; a test there holds them equal).
+const CPU_BITS_LADDERS: usize = 128;
 /// Rungs of the scalar backends' ladder for single-spin moves.
 const RUNGS: usize = 16;
 /// The temperature of cell moves with adaptive weights (weights start at
@@ -145,51 +158,39 @@ impl BackendKind {
         }
     }
 
-    /// Whether it runs `dynamics`, or the error that says what it does run:
-    /// the bit-sliced backends keep every replica of a word on one
-    /// arithmetic path, single-spin moves on the plain model.
+    /// The one table of which sweep runs `dynamics` on it, if it runs them:
+    /// twins share a sweep (`cpu` and `gpu`, `bits32` and `gpu-bits`); the
+    /// bit-sliced backends keep every replica of a word on one arithmetic
+    /// path, single-spin moves on the plain model.
+    pub fn sweep(self, dynamics: Dynamics) -> Option<Sweep> {
+        let plain = dynamics == Dynamics::default();
+        match (self, dynamics.moves) {
+            (BackendKind::Cpu | BackendKind::Gpu, Moves::Spin) => Some(Sweep::Spins),
+            (BackendKind::Cpu | BackendKind::Gpu, Moves::Cell) => Some(Sweep::Cells),
+            (BackendKind::CpuLanes, Moves::Cell) => Some(Sweep::Lanes),
+            (BackendKind::CpuBits, _) if plain => Some(Sweep::Bitsliced),
+            (BackendKind::GpuBits | BackendKind::Bits32, _) if plain => Some(Sweep::Bits),
+            _ => None,
+        }
+    }
+
+    /// Whether it runs `dynamics`, or the error that says what it does run.
     pub fn check_runs(self, dynamics: Dynamics) -> Result<()> {
-        let (runs, what) = match self {
-            BackendKind::Cpu | BackendKind::Gpu => return Ok(()),
-            BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => (
-                dynamics == Dynamics::default(),
-                "single-spin moves on the plain model only (--moves spin --weights fixed)",
-            ),
-            BackendKind::CpuLanes => (dynamics.moves == Moves::Cell, "cell moves only (--moves cell)"),
+        let what = match self {
+            BackendKind::Cpu | BackendKind::Gpu => "every move set",
+            BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => {
+                "single-spin moves on the plain model only (--moves spin --weights fixed)"
+            }
+            BackendKind::CpuLanes => "cell moves only (--moves cell)",
         };
-        match runs {
-            true => Ok(()),
-            false => Err(Error::Settings(format!("the {} backend runs {what}", self.name()))),
+        match self.sweep(dynamics) {
+            Some(_) => Ok(()),
+            None => Err(Error::Settings(format!("the {} backend runs {what}", self.name()))),
         }
     }
 
     pub fn is_gpu(self) -> bool {
         matches!(self, BackendKind::Gpu | BackendKind::GpuBits)
-    }
-
-    /// Builds it; a GPU backend takes any adapter with compute shaders,
-    /// software ones too.
-    pub fn build(self) -> Result<Box<dyn Backend>> {
-        self.build_on(None)
-    }
-
-    /// Builds it, a GPU backend on the `adapter` named (`--adapter`), if any;
-    /// a CPU backend with an adapter named is an error.
-    pub fn build_on(self, adapter: Option<&AdapterName>) -> Result<Box<dyn Backend>> {
-        let choice = adapter.map_or(AdapterChoice::Any, |name| AdapterChoice::Named(name.clone()));
-        Ok(match self {
-            BackendKind::Gpu | BackendKind::GpuBits => Box::new(GpuBackend::new(choice, self)?),
-            _ if adapter.is_some() => {
-                return Err(Error::Settings(format!(
-                    "--adapter picks a GPU; the {} backend runs on the CPU",
-                    self.name()
-                )))
-            }
-            BackendKind::Cpu => Box::new(CpuBackend::new()),
-            BackendKind::CpuBits => Box::new(BitslicedBackend::new()),
-            BackendKind::CpuLanes => Box::new(LanesBackend::new()),
-            BackendKind::Bits32 => Box::new(Bits32Backend::new()),
-        })
     }
 
     /// The move set it runs where the user chooses none.
@@ -216,12 +217,12 @@ impl BackendKind {
     fn cell_defaults(self) -> Defaults {
         let (batch, exchange_every) = match self {
             // A puzzle per thread on the lanes backend (32 chains: two groups of 16).
-            BackendKind::CpuLanes => (Batch::OnePerThread, 5),
+            BackendKind::CpuLanes => (BatchSize::OnePerThread, 5),
             // Measured on an H200 (BENCHMARKS.md, 2026-11-26): 10,000 hardest
             // puzzles ran at 2,600/s with 256 in flight (8,192 replicas),
             // 1,800/s with 2,048; 128 ran 10 % faster on 1.7x the host CPU.
-            BackendKind::Gpu => (Batch::Puzzles(256), 20),
-            _ => (Batch::Puzzles(1), 5),
+            BackendKind::Gpu => (BatchSize::Puzzles(256), 20),
+            _ => (BatchSize::Puzzles(1), 5),
         };
         Defaults {
             batch,
@@ -237,18 +238,18 @@ impl BackendKind {
     fn spin_defaults(self, variant: Variant) -> Defaults {
         let (t_min, t_max) = default_temperatures(variant);
         let (ladders, batch, exchange_every) = match self {
-            BackendKind::Cpu | BackendKind::CpuLanes => (1, Batch::Puzzles(1), 10),
+            BackendKind::Cpu | BackendKind::CpuLanes => (1, BatchSize::Puzzles(1), 10),
             // A 9×9 puzzle anneals in one lane mask, on one thread: a puzzle
             // per thread keeps every core busy, and results do not depend on the batch.
-            BackendKind::CpuBits => (LADDERS_PER_MASK, Batch::OnePerThread, 10),
+            BackendKind::CpuBits => (CPU_BITS_LADDERS, BatchSize::OnePerThread, 10),
             // From hardest-class time to solution on an H100 (BENCHMARKS.md):
             // more ladders need fewer sweeps, but past 64 each sweep costs
             // more than it saves; 64 puzzles × 64 ladders × 16 rungs = 65,536 replicas.
-            BackendKind::Gpu => (64, Batch::Puzzles(64), 20),
+            BackendKind::Gpu => (64, BatchSize::Puzzles(64), 20),
             // Not yet measured on a GPU: cpu-bits' ladders, 1,024 chains per
             // puzzle (32 words), 64 puzzles: 65,536 replicas in flight.
-            BackendKind::GpuBits => (1024, Batch::Puzzles(64), 20),
-            BackendKind::Bits32 => (1024, Batch::OnePerThread, 20),
+            BackendKind::GpuBits => (1024, BatchSize::Puzzles(64), 20),
+            BackendKind::Bits32 => (1024, BatchSize::OnePerThread, 20),
         };
         let ladder = Ladders { ladders, replicas: RUNGS, t_min, t_max };
         // The short ladders are measured on Sudoku only: Latin squares keep the solver's.
@@ -259,90 +260,5 @@ impl BackendKind {
             _ => (ladder, ladder),
         };
         Defaults { batch, exchange_every, moves: Moves::Spin, weights: WeightRule::Fixed, small_boards, large_boards }
-    }
-}
-
-/// What `--backend` names: a backend, or `auto`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BackendChoice {
-    /// A hardware GPU if there is one (`gpu`), else the CPU (`cpu-lanes`).
-    Auto,
-    Kind(BackendKind),
-}
-
-impl BackendChoice {
-    /// Builds the backend, saying on stderr which one `auto` picked and why.
-    pub fn build(self) -> Result<(BackendKind, Box<dyn Backend>)> {
-        self.build_on(None)
-    }
-
-    /// [`BackendChoice::build`] on the `adapter` named, if any: then `auto`
-    /// is `gpu` on that adapter, or an error.
-    pub fn build_on(self, adapter: Option<&AdapterName>) -> Result<(BackendKind, Box<dyn Backend>)> {
-        match (self, adapter) {
-            (BackendChoice::Kind(kind), _) => Ok((kind, kind.build_on(adapter)?)),
-            (BackendChoice::Auto, Some(_)) => Ok((BackendKind::Gpu, BackendKind::Gpu.build_on(adapter)?)),
-            (BackendChoice::Auto, None) => Ok(match GpuBackend::new(AdapterChoice::Hardware, BackendKind::Gpu) {
-                Ok(gpu) => {
-                    say!("auto picked the gpu backend on {}", gpu.adapter().name);
-                    (BackendKind::Gpu, Box::new(gpu))
-                }
-                // The fastest CPU backend (BENCHMARKS.md: the least CPU time per puzzle).
-                Err(why) => {
-                    say!("auto picked the cpu-lanes backend ({why})");
-                    (BackendKind::CpuLanes, Box::new(LanesBackend::new()))
-                }
-            }),
-        }
-    }
-
-    /// Where a run of this choice goes on when the GPU fails mid-run: `auto`
-    /// on the CPU backend it would pick without a GPU; an explicit choice nowhere.
-    pub fn fallback(self) -> Option<BackendKind> {
-        match self {
-            BackendChoice::Auto => Some(BackendKind::CpuLanes),
-            BackendChoice::Kind(_) => None,
-        }
-    }
-}
-
-impl clap::ValueEnum for BackendChoice {
-    fn value_variants<'a>() -> &'a [Self] {
-        // Every backend, then auto.
-        const CHOICES: [BackendChoice; BackendKind::ALL.len() + 1] = {
-            let mut choices = [BackendChoice::Auto; BackendKind::ALL.len() + 1];
-            let mut i = 0;
-            while i < BackendKind::ALL.len() {
-                choices[i] = BackendChoice::Kind(BackendKind::ALL[i]);
-                i += 1;
-            }
-            choices
-        };
-        &CHOICES
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(match self {
-            BackendChoice::Auto => PossibleValue::new("auto").help("a hardware GPU if present (gpu), else cpu-lanes"),
-            BackendChoice::Kind(kind) => PossibleValue::new(kind.name()).help(kind.about()),
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_round_trip_and_twins_pair_up() {
-        use clap::ValueEnum;
-        for kind in BackendKind::ALL {
-            assert_eq!(BackendChoice::from_str(kind.name(), false), Ok(BackendChoice::Kind(kind)));
-            if let Some(twin) = kind.twin() {
-                assert_eq!(twin.twin(), Some(kind));
-                assert_ne!(twin.is_gpu(), kind.is_gpu(), "a twin runs on the other device");
-            }
-        }
-        assert_eq!(BackendChoice::from_str("auto", false), Ok(BackendChoice::Auto));
     }
 }

@@ -24,6 +24,7 @@ pub mod cpu;
 pub mod gpu;
 pub mod kind;
 pub mod lanes;
+pub mod registry;
 pub mod slots;
 pub mod tables;
 

@@ -1,7 +1,7 @@
 //! `sudoku-anneal bench` (stage 6): every file solved on a backend, run
-//! after run, and the figures of each collection: [`stats`], as a
-//! markdown table and JSON ([`table`]) and a plot of time-to-solution CDFs
-//! ([`plot`]).
+//! after run, and the figures of each collection (`stats.rs`), as a
+//! markdown table and JSON (`table.rs`) and a plot of time-to-solution
+//! CDFs (`plot.rs`).
 
 mod plot;
 mod stats;

@@ -8,7 +8,7 @@ use serde::Serialize;
 use tokio::sync::mpsc::Sender;
 
 use crate::backend::gpu::AdapterName;
-use crate::backend::kind::BackendChoice;
+use crate::backend::registry::BackendChoice;
 use crate::backend::Backend;
 use crate::decode::conflicts;
 use crate::grid::Variant;

@@ -23,7 +23,7 @@ use crate::puzzle::{Entry, Input, Next};
 use crate::settings::Settings;
 use intake::{Intake, Pending};
 pub use observe::{Observer, Progress};
-use slots::{Slots, READ_AT_ONCE};
+use slots::{InFlight, READ_AT_ONCE};
 pub use workers::{solve_stream_on_threads, solver_threads};
 
 /// Solves a stream of puzzles, `settings.batch` at a time, and calls `emit`
@@ -85,7 +85,7 @@ fn run<'a>(
     read_at_once: usize,
 ) -> Result<()> {
     let mut intake = Intake::new(entries);
-    let mut slots = Slots::new(settings, backend, observer, read_at_once);
+    let mut slots = InFlight::new(settings, backend, observer, read_at_once);
     let mut pending = Pending::default();
     let mut emit_in_order = |pending: &mut Pending| -> Result<()> {
         while let Some((entry, outcome)) = pending.pop_next() {

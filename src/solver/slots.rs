@@ -56,7 +56,9 @@ enum Verdict {
     Unsolved,
 }
 
-pub(super) struct Slots<'a> {
+/// The puzzles in flight: a slot per puzzle on the backend, each refilled
+/// from the input when its puzzle is done.
+pub(super) struct InFlight<'a> {
     settings: &'a Settings,
     backend: &'a mut dyn Backend,
     /// The board shape the batch holds (one at a time), and the settings for it.
@@ -74,16 +76,16 @@ pub(super) struct Slots<'a> {
     read_at_once: usize,
 }
 
-impl<'a> Slots<'a> {
+impl<'a> InFlight<'a> {
     pub fn new(
         settings: &'a Settings,
         backend: &'a mut dyn Backend,
         observer: Option<&'a mut dyn Observer>,
         read_at_once: usize,
-    ) -> Slots<'a> {
+    ) -> InFlight<'a> {
         let shaped = settings.for_shape(Shape::CLASSIC);
         let banks = split(settings.batch, backend.overlaps_host_work());
-        Slots {
+        InFlight {
             settings,
             ladder: shaped.ladder(),
             shaped,
@@ -287,7 +289,7 @@ impl<'a> Slots<'a> {
     }
 }
 
-impl Slots<'_> {
+impl InFlight<'_> {
     /// Tells the observer what the round left each puzzle of `range` in,
     /// when it asks, and always after a puzzle's last round (its final
     /// state): energies of the plain model, from the replicas' states (the

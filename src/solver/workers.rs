@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use super::intake::Pending;
 use super::run;
-use crate::backend::kind::{BackendKind, Batch};
+use crate::backend::kind::{BackendKind, BatchSize};
 use crate::error::{Error, Result};
 use crate::outcome::Outcome;
 use crate::puzzle::{Entry, Input, Next};
@@ -118,7 +118,7 @@ impl<I: Input> Input for WorkerInput<'_, I> {
 /// join per round), where `kind`'s batch is its default of one puzzle per
 /// thread and the user chose no batch; `None`: one solver over the whole batch.
 pub fn solver_threads(kind: BackendKind, settings: &Settings, batch_chosen: bool) -> Option<usize> {
-    let per_thread = kind.defaults(settings.variant, Some(settings.moves)).batch == Batch::OnePerThread;
+    let per_thread = kind.defaults(settings.variant, Some(settings.moves)).batch == BatchSize::OnePerThread;
     let threads = rayon::current_num_threads();
     (per_thread && !batch_chosen && threads > 1).then_some(threads)
 }

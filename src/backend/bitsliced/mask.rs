@@ -110,4 +110,16 @@ mod tests {
         assert_eq!(!mask & mask, Mask::ZERO);
         assert!((mask ^ mask).is_zero() && !mask.is_zero());
     }
+
+    /// cpu-bits' default ladders fill one mask (`kind.rs` says 128 itself).
+    #[test]
+    fn the_default_ladders_fill_one_mask() {
+        use crate::backend::kind::BackendKind;
+        use crate::dynamics::Moves;
+        let defaults = BackendKind::CpuBits.defaults(crate::grid::Variant::Standard, Some(Moves::Spin));
+        assert_eq!(
+            (defaults.small_boards.ladders, defaults.large_boards.ladders),
+            (LADDERS_PER_MASK, LADDERS_PER_MASK)
+        );
+    }
 }

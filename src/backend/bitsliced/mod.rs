@@ -95,25 +95,25 @@ impl RungTables {
     }
 }
 
-/// The ladders' states at one rung.
+/// One mask of ladders (LADDERS_PER_MASK of them) at one rung: their spins and totals.
 #[derive(Debug, Clone)]
-struct Group {
+struct RungMask {
     spins: Vec<Mask>,
     totals: Vec<Mask>,
     stream: u32,
 }
 
-impl Group {
+impl RungMask {
     /// Every ladder starts from its own uniformly random state (each spin on
     /// with probability ½, as at infinite temperature). From one shared
     /// state the first sweeps' downhill moves, taken in every ladder alike,
     /// would lead all of them the same way, and for some puzzles a long way
     /// from the solution (BENCHMARKS.md: "Each ladder from its own random
     /// state").
-    fn random(table: &SpinTable, planes: usize, stream: u32) -> Group {
+    fn random(table: &SpinTable, planes: usize, stream: u32) -> RungMask {
         let mut random = WyRand::new(sweep_key(stream, INITIAL_STATE_SWEEP));
         let spins: Vec<Mask> = (0..table.spins()).map(|_| Mask::random(&mut random)).collect();
-        Group { totals: crate::backend::bitplanes::totals(table, planes, &spins), spins, stream }
+        RungMask { totals: crate::backend::bitplanes::totals(table, planes, &spins), spins, stream }
     }
 }
 
@@ -121,7 +121,7 @@ impl Group {
 /// planes per total, `S` planes for their saturating sum.
 fn sweep_group<const W: usize, const UNIFORM: bool, const P: usize, const S: usize>(
     table: &SpinTable,
-    group: &mut Group,
+    group: &mut RungMask,
     tables: &RungTables,
     sweep_number: u32,
 ) {
@@ -195,7 +195,7 @@ fn below_thresholds(
 }
 
 /// Sweeps dispatched on the table's layout, as in the scalar backend.
-fn sweep(table: &SpinTable, planes: usize, group: &mut Group, tables: &RungTables, sweep_number: u32) {
+fn sweep(table: &SpinTable, planes: usize, group: &mut RungMask, tables: &RungTables, sweep_number: u32) {
     match (table.width, table.uniform, planes) {
         (3, true, 4) => sweep_group::<3, true, 4, { saturating_sum_planes(3) }>(table, group, tables, sweep_number),
         (3, true, 5) => sweep_group::<3, true, 5, { saturating_sum_planes(3) }>(table, group, tables, sweep_number),
@@ -211,7 +211,7 @@ fn sweep(table: &SpinTable, planes: usize, group: &mut Group, tables: &RungTable
 
 /// Energies of a group's ladders: Σ_k (1 − t_k)² over the real
 /// constraints (all but the last, the padding one).
-fn group_energies(group: &Group, planes: usize) -> [i32; LADDERS_PER_MASK] {
+fn group_energies(group: &RungMask, planes: usize) -> [i32; LADDERS_PER_MASK] {
     let constraints = group.totals.len() / planes - 1;
     let mut energies = [0i32; LADDERS_PER_MASK];
     // Constraints with t = 0 or 2 add 1: counted bit-sliced, in `off_by_one`.
@@ -247,7 +247,7 @@ struct Slot {
     planes: usize,
     tables: Vec<RungTables>,
     /// `groups[rung · masks + m]` holds ladders LADDERS_PER_MASK·m .. LADDERS_PER_MASK·(m + 1) − 1 at `rung`.
-    groups: Vec<Group>,
+    groups: Vec<RungMask>,
     /// `replica_at[ladder][rung]`: which replica of the ladder the groups hold at that rung.
     replica_at: Vec<Vec<u32>>,
     sweeps_done: u32,
@@ -289,7 +289,7 @@ impl Slot {
 }
 
 /// Exchanges the states of the ladders in `mask` between two groups.
-fn swap_lanes(a: &mut Group, b: &mut Group, mask: Mask) {
+fn swap_lanes(a: &mut RungMask, b: &mut RungMask, mask: Mask) {
     let masks = a.spins.iter_mut().chain(a.totals.iter_mut()).zip(b.spins.iter_mut().chain(b.totals.iter_mut()));
     for (x, y) in masks {
         let differ = (*x ^ *y) & mask;
@@ -357,7 +357,7 @@ impl Backend for BitslicedBackend {
         let planes = if geometry.n < 16 { 4 } else { 5 };
         let tables = (0..layout.rungs).map(|rung| RungTables::new(problem.row(rung))).collect();
         let groups = (0..layout.rungs * masks)
-            .map(|g| Group::random(&table, planes, stream_key(problem.seed, g as u32)))
+            .map(|g| RungMask::random(&table, planes, stream_key(problem.seed, g as u32)))
             .collect();
         self.slots[slot] = Some(Slot {
             table,

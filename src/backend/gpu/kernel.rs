@@ -12,9 +12,9 @@ use bytemuck::{Pod, Zeroable};
 use crate::backend::bitplanes::saturating_sum_planes;
 use crate::backend::cpu::bits::{self, exact_sum_planes, total_planes, DRAWS_PER_SPIN, REPLICAS_PER_WORD};
 use crate::backend::cpu::cells::CellReplica;
-use crate::backend::kind::BackendKind;
+use crate::backend::kind::{BackendKind, Sweep};
 use crate::backend::tables::CellTable;
-use crate::dynamics::{heat_bath_spread, Dynamics, Moves, Weights};
+use crate::dynamics::{heat_bath_spread, Dynamics, Weights};
 use crate::grid::{Shape, MAX_N};
 use crate::model::Spin;
 use crate::rng::{GOLDEN, INITIAL_STATE_SWEEP};
@@ -39,13 +39,14 @@ impl Engine {
         }
     }
 
-    /// The kernel a GPU backend runs `dynamics` with, if it runs them.
+    /// The kernel a GPU backend runs `dynamics` with, if it runs them: the
+    /// shader of the sweep that `kind.rs`'s table names.
     pub fn of(kind: BackendKind, dynamics: Dynamics) -> Option<Engine> {
-        match (kind, dynamics.moves) {
-            (BackendKind::Gpu, Moves::Spin) if dynamics.weights == Weights::Fixed => Some(Engine::Spins),
-            (BackendKind::Gpu, Moves::Cell) => Some(Engine::Cells),
-            (BackendKind::GpuBits, _) if dynamics == Dynamics::default() => Some(Engine::Bits),
-            _ => None,
+        match kind.sweep(dynamics)? {
+            Sweep::Spins => Some(Engine::Spins),
+            Sweep::Cells => Some(Engine::Cells),
+            Sweep::Bits => Some(Engine::Bits),
+            Sweep::Lanes | Sweep::Bitsliced => None,
         }
     }
 

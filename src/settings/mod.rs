@@ -1,16 +1,20 @@
 //! How to anneal: [`Settings`], checked, and how a backend's defaults and
-//! the user's choices ([`Overrides`]) make them. The command line and the
-//! library resolve settings here, the same way.
+//! the user's choices make them. What a user can choose is declared once,
+//! in `overrides.rs` ([`Overrides`]); the command line, the server and the
+//! library resolve it here, the same way.
+
+mod overrides;
 
 use std::time::Duration;
 
-use crate::backend::kind::{BackendKind, Defaults};
+use crate::backend::kind::BackendKind;
 use crate::backend::Backend;
 use crate::dynamics::{AdaptiveWeights, Dynamics, Moves, WeightRule, Weights};
 use crate::error::{Error, Result};
 use crate::grid::{Shape, Variant};
 use crate::reduce::Reduce;
 use crate::tempering::{Ladder, Ladders};
+pub use overrides::{ModelOptions, Overrides};
 
 /// How to anneal one puzzle.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -40,121 +44,6 @@ pub struct Settings {
     /// The ladders for boards of order 9 or less where they differ from
     /// the ones above; `None`: the same for every board.
     pub small_boards: Option<Ladders>,
-}
-
-/// What the user chose; `None` leaves it to the backend's defaults. The one
-/// declaration of every setting: its field, flag, help and default (the
-/// help's defaults come from the values). The command line flattens it into
-/// `solve` and `bench`; the server and any binding read theirs through
-/// [`Overrides::from_pairs`], by the same names.
-#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
-pub struct Overrides {
-    #[arg(long, help = format!("Seed of every random stream; the same seed gives the same result [default: {SEED}]"))]
-    pub seed: Option<u64>,
-    #[arg(long, conflicts_with = "temperatures", help = ladder_help("Replicas per ladder, one per temperature", |l| l.replicas.to_string())
-        + ". Setting any of --replicas, --t-min, --t-max, --temperatures sets the ladder for every board size")]
-    pub replicas: Option<usize>,
-    #[arg(long, help = ladder_help("Independent ladders per puzzle", |l| l.ladders.to_string()))]
-    pub ladders: Option<usize>,
-    #[arg(long, help = per_backend("Puzzles annealed at once; a finished one's slot takes the next", |d| d.batch.to_string()))]
-    pub batch: Option<usize>,
-    #[arg(long, help = ladder_help("Lowest temperature of the geometric ladder", |l| l.t_min.to_string()))]
-    pub t_min: Option<f64>,
-    #[arg(long, help = ladder_help("Highest temperature of the geometric ladder", |l| l.t_max.to_string()))]
-    pub t_max: Option<f64>,
-    /// An explicit ladder instead of the geometric one: increasing temperatures, one per replica.
-    #[arg(long, value_delimiter = ',', value_name = "T,T,...", conflicts_with_all = ["t_min", "t_max"])]
-    pub temperatures: Option<Vec<f64>>,
-    #[arg(long, help = per_backend("Sweeps between replica-exchange rounds", |d| d.exchange_every.to_string()))]
-    pub exchange_every: Option<u32>,
-    #[arg(long, help = format!("Sweep budget per puzzle [default: {MAX_SWEEPS}]"))]
-    pub max_sweeps: Option<u32>,
-    #[arg(long, help = format!("Time budget per puzzle in seconds, 0 for none [default: {TIMEOUT_SECONDS}]"))]
-    pub timeout: Option<f64>,
-    #[arg(long, value_enum, help = per_backend("How a sweep updates a replica: single spins (the plain model), or whole cells kept one-hot (heat bath)", |d| format!("{:?}", d.moves).to_lowercase()))]
-    pub moves: Option<Moves>,
-    #[arg(long, value_enum, help = per_backend("Unit constraint weights: all 1 (the plain model), or per replica, grown on violated units (cell moves only)", |d| format!("{:?}", d.weights).to_lowercase()))]
-    pub weights: Option<WeightRule>,
-    #[arg(long, help = format!("Adaptive weights: the weight units start at and relax toward [default: {}]", AdaptiveWeights::DEFAULT.base))]
-    pub weight_base: Option<u8>,
-    #[arg(long, help = format!("Adaptive weights: the most a unit may weigh [default: {}]", AdaptiveWeights::DEFAULT.cap))]
-    pub weight_cap: Option<u8>,
-    #[arg(long, help = format!("Adaptive weights: sweeps between two relaxations of every weight above the base [default: {}]", AdaptiveWeights::DEFAULT.relax_every))]
-    pub relax_every: Option<u32>,
-    #[command(flatten)]
-    pub model: ModelOptions,
-}
-
-/// How each puzzle line becomes a model: its rules and the spins removed
-/// before annealing (`export` takes these alone).
-#[derive(Debug, Clone, Copy, Default, PartialEq, clap::Args)]
-pub struct ModelOptions {
-    /// Spins removed before annealing.
-    #[arg(long, value_enum, default_value_t = Reduce::default())]
-    pub reduce: Reduce,
-    /// The rules: standard Sudoku, X (diagonals too), or Latin squares (no boxes). The size follows from the line length.
-    #[arg(long, value_enum, default_value_t = Variant::Standard)]
-    pub variant: Variant,
-}
-
-impl Overrides {
-    /// The overrides that `name=value` pairs set, as the flags `--name value`
-    /// would (`_` in a name reads as `-`): the server's query and bindings'
-    /// keywords. An empty value, or `default`, leaves a setting unset.
-    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Overrides> {
-        use clap::{Args, FromArgMatches};
-        let mut argv = vec!["settings".to_string()];
-        for (name, value) in pairs.into_iter().filter(|(_, value)| !value.is_empty() && *value != "default") {
-            argv.push(format!("--{}={value}", name.replace('_', "-")));
-        }
-        let command = Overrides::augment_args(clap::Command::new("settings"));
-        let parsed = command.try_get_matches_from(argv).and_then(|matches| Overrides::from_arg_matches(&matches));
-        parsed.map_err(|error| Error::Settings(usage_error(&error)))
-    }
-}
-
-/// clap's message for a bad flag, in one line without its advice on `--help`.
-fn usage_error(error: &clap::Error) -> String {
-    let text = error.render().to_string();
-    let lines = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("For more information"));
-    lines.collect::<Vec<_>>().join(" ").trim_start_matches("error: ").to_string()
-}
-
-/// `what` and each backend's default, backends with the same one
-/// together, and those of cpu and gpu with single-spin moves.
-fn per_backend(what: &str, value: impl Fn(&Defaults) -> String) -> String {
-    let group = |defaults: &dyn Fn(BackendKind) -> Defaults, kinds: &[BackendKind]| {
-        let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
-        for &kind in kinds {
-            let value = value(&defaults(kind));
-            match groups.iter_mut().find(|(v, _)| *v == value) {
-                Some((_, names)) => names.push(kind.name()),
-                None => groups.push((value, vec![kind.name()])),
-            }
-        }
-        groups.iter().map(|(value, names)| format!("{}: {value}", names.join(", "))).collect::<Vec<_>>().join("; ")
-    };
-    let at_default = group(&|kind| kind.defaults(Variant::Standard, None), &BackendKind::ALL);
-    let spin =
-        group(&|kind| kind.defaults(Variant::Standard, Some(Moves::Spin)), &[BackendKind::Cpu, BackendKind::Gpu]);
-    format!("{what} [default: {at_default}; with --moves spin, {spin}]")
-}
-
-/// A ladder setting's defaults, which may differ on boards above 9×9 and,
-/// with single-spin moves, on Latin squares.
-fn ladder_help(what: &str, value: impl Fn(&Ladders) -> String) -> String {
-    let both = |d: &Defaults| match (value(&d.small_boards), value(&d.large_boards)) {
-        (small, large) if small == large => small,
-        (small, large) => format!("{small} up to 9×9, {large} above"),
-    };
-    let spin = |variant| value(&BackendKind::Cpu.defaults(variant, Some(Moves::Spin)).large_boards);
-    let help = per_backend(what, both);
-    match spin(Variant::Latin) {
-        latin if latin != spin(Variant::Standard) => {
-            format!("{}, on Latin squares {latin}]", help.trim_end_matches(']'))
-        }
-        _ => help,
-    }
 }
 
 /// The seed where the user sets none.
@@ -439,32 +328,6 @@ mod tests {
         let batch = Settings { batch: 2, ..settings };
         assert!(batch.check_memory(BackendKind::Cpu, Some(1_000_000_000)).is_err());
         assert!(memory_available().is_some_and(|bytes| bytes > 0), "Linux says how much memory there is");
-    }
-
-    /// The server's and bindings' `name=value` pairs set what the flags set,
-    /// and are refused with the flag's name where they are wrong.
-    #[test]
-    fn pairs_set_what_the_flags_set() {
-        let pairs = [("weight_cap", "8"), ("moves", "spin"), ("temperatures", "0.5,1"), ("seed", "default")];
-        let pairs = Overrides::from_pairs(pairs.into_iter().chain([("variant", "latin"), ("batch", "")]));
-        let expected = Overrides {
-            weight_cap: Some(8),
-            moves: Some(Moves::Spin),
-            temperatures: Some(vec![0.5, 1.0]),
-            model: ModelOptions { variant: Variant::Latin, reduce: Reduce::Propagate },
-            ..Overrides::default()
-        };
-        assert_eq!(pairs.unwrap(), expected);
-        let refused = |pairs: &[(&str, &str)]| match Overrides::from_pairs(pairs.iter().copied()) {
-            Err(Error::Settings(message)) => message,
-            other => panic!("{pairs:?} gave {other:?}"),
-        };
-        assert_eq!(
-            refused(&[("replicas", "many")]),
-            "invalid value 'many' for '--replicas <REPLICAS>': invalid digit found in string"
-        );
-        assert!(refused(&[("colour", "red")]).starts_with("unexpected argument '--colour' found"));
-        assert!(refused(&[("moves", "both")]).starts_with("invalid value 'both' for '--moves <MOVES>'"));
     }
 
     #[test]
