@@ -70,7 +70,7 @@ done
 # Each variant beside the kernel that runs, alternated twice in this call
 # (machine instances differ by up to 1.5×: compare within one call only).
 for round in $(seq "$runs" | head -2); do
-    for variant in "" saturating-sums global-totals units-per-group=1 units-per-group=2 units-per-group=8 no-uphill; do
+    for variant in "" saturating-sums global-totals units-per-group=1 units-per-group=2 units-per-group=8; do
         GPU_BENCH_KERNEL=$variant GPU_BENCH_REPLICAS=$variant_replicas run variants.txt \
             "$sweep" --bench 'gpu_sweep.*(one temperature|Cell)' "${criterion[@]}"
     done

@@ -196,9 +196,7 @@ fn attempt(place: Place, i: u32, key: u32) {
     let row = place.member * ROWS + (v - 1u) * 32u * 3u;
     var undecided = up;
     var below = 0u;
-    // NO_UPHILL, a diagnostic kernel option, accepts no uphill move: it
-    // measures what the comparison rounds cost, and its chains are wrong.
-    for (var r = 0u; r < select(32u, 0u, NO_UPHILL) && undecided != 0u; r++) {
+    for (var r = 0u; r < 32u && undecided != 0u; r++) {
         let bits = (at_v & rows[row + r * 3u]) | (at_v2 & rows[row + r * 3u + 1u]) | (rest & rows[row + r * 3u + 2u]);
         let draw = attempt_random(key, DRAWS_PER_SPIN * i + r);
         below |= undecided & bits & ~draw;

@@ -51,7 +51,7 @@ struct Kernel {
 }
 
 const PLAIN: KernelOptions =
-    KernelOptions { saturating_sums: false, global_totals: false, units_per_group: None, no_uphill: false };
+    KernelOptions { saturating_sums: false, global_totals: false, units_per_group: None };
 
 /// Weights that reach their cap within a few sweeps and relax often.
 const ADAPTIVE: Weights = Weights::Adaptive(AdaptiveWeights { base: 2, cap: 5, relax_every: 3 });

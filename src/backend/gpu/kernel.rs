@@ -75,9 +75,6 @@ pub struct KernelOptions {
     /// At most this many replicas or words per workgroup, instead of 4:
     /// occupancy against barriers (spins.wgsl measured +1.5 % at 2, −13 % at 8).
     pub units_per_group: Option<u32>,
-    /// bits.wgsl, a diagnostic: no uphill move is ever accepted, so the
-    /// chains are wrong; the gap to the real kernel is what acceptance costs.
-    pub no_uphill: bool,
 }
 
 impl KernelOptions {
@@ -88,14 +85,13 @@ impl KernelOptions {
             match option.split_once('=') {
                 None if option == "saturating-sums" => options.saturating_sums = true,
                 None if option == "global-totals" => options.global_totals = true,
-                None if option == "no-uphill" => options.no_uphill = true,
                 Some(("units-per-group", n)) => match n.parse() {
                     Ok(n @ 1..=64) => options.units_per_group = Some(n),
                     _ => return Err(format!("units-per-group takes 1 to 64, not {n:?}")),
                 },
                 _ => {
                     return Err(format!(
-                    "unknown kernel option {option:?} (saturating-sums, global-totals, units-per-group=N, no-uphill)"
+                    "unknown kernel option {option:?} (saturating-sums, global-totals, units-per-group=N)"
                 ))
                 }
             }
@@ -575,7 +571,6 @@ impl EngineParts for BitsKernel {
             int("DRAWS_PER_SPIN", DRAWS_PER_SPIN),
             int("INITIAL_STATE_SWEEP", INITIAL_STATE_SWEEP),
             boolean("SATURATING_SUMS", kernel.options.saturating_sums),
-            boolean("NO_UPHILL", kernel.options.no_uphill),
         ]
     }
 
