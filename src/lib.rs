@@ -42,6 +42,7 @@ pub mod puzzle;
 pub mod reduce;
 pub mod report;
 pub mod rng;
+#[cfg(feature = "serve")]
 pub mod serve;
 pub mod settings;
 pub mod solver;

@@ -50,8 +50,7 @@ struct Kernel {
     options: KernelOptions,
 }
 
-const PLAIN: KernelOptions =
-    KernelOptions { saturating_sums: false, global_totals: false, units_per_group: None };
+const PLAIN: KernelOptions = KernelOptions { saturating_sums: false, global_totals: false, units_per_group: None };
 
 /// Weights that reach their cap within a few sweeps and relax often.
 const ADAPTIVE: Weights = Weights::Adaptive(AdaptiveWeights { base: 2, cap: 5, relax_every: 3 });

@@ -106,6 +106,7 @@ fn a_failure_mid_run_continues_on_the_fallback_with_every_record_once_in_order()
     assert!(matches!(result, Err(Error::Gpu(_))), "without a fallback the failure is returned");
 }
 
+#[cfg(feature = "test-hooks")]
 fn solve_with_fault(fault: &str) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
         .args(["solve", "--backend", "gpu", "--batch", "2", "--ladders", "1"])
@@ -115,6 +116,15 @@ fn solve_with_fault(fault: &str) -> std::process::Output {
         .unwrap()
 }
 
+/// The injected faults need the `test-hooks` feature (the README's test
+/// command); where the GPU tests are required, so are they.
+#[cfg(not(feature = "test-hooks"))]
+#[test]
+fn injected_faults_need_the_test_hooks_feature() {
+    assert!(std::env::var_os("REQUIRE_GPU").is_none(), "run the tests with --features test-hooks, as the README says");
+}
+
+#[cfg(feature = "test-hooks")]
 #[test]
 fn shader_failure_and_device_loss_exit_2_with_a_clear_message() {
     if gpu().is_none() {

@@ -7,7 +7,7 @@ use clap::builder::PossibleValue;
 use super::bitsliced::BitslicedBackend;
 use super::cpu::bits::Bits32Backend;
 use super::cpu::CpuBackend;
-use super::gpu::{AdapterChoice, AdapterName, GpuBackend};
+use super::gpu::{AdapterChoice, AdapterName};
 use super::kind::BackendKind;
 use super::lanes::LanesBackend;
 use super::Backend;
@@ -25,7 +25,7 @@ impl BackendKind {
     pub fn build_on(self, adapter: Option<&AdapterName>) -> Result<Box<dyn Backend>> {
         let choice = adapter.map_or(AdapterChoice::Any, |name| AdapterChoice::Named(name.clone()));
         Ok(match self {
-            BackendKind::Gpu | BackendKind::GpuBits => Box::new(GpuBackend::new(choice, self)?),
+            BackendKind::Gpu | BackendKind::GpuBits => gpu_backend(choice, self)?.0,
             _ if adapter.is_some() => {
                 return Err(Error::Settings(format!(
                     "--adapter picks a GPU; the {} backend runs on the CPU",
@@ -38,6 +38,20 @@ impl BackendKind {
             BackendKind::Bits32 => Box::new(Bits32Backend::new()),
         })
     }
+}
+
+/// A GPU backend of `kind` on an adapter of `choice`, and the adapter's name.
+#[cfg(feature = "gpu")]
+fn gpu_backend(choice: AdapterChoice, kind: BackendKind) -> Result<(Box<dyn Backend>, String)> {
+    let gpu = super::gpu::GpuBackend::new(choice, kind)?;
+    let adapter = gpu.adapter().name.clone();
+    Ok((Box::new(gpu), adapter))
+}
+
+/// Without the `gpu` feature there is none.
+#[cfg(not(feature = "gpu"))]
+fn gpu_backend(_choice: AdapterChoice, _kind: BackendKind) -> Result<(Box<dyn Backend>, String)> {
+    Err(Error::NoAdapter("this build has no GPU backends (built without the `gpu` feature)".into()))
 }
 
 /// What `--backend` names: a backend, or `auto`.
@@ -60,10 +74,10 @@ impl BackendChoice {
         match (self, adapter) {
             (BackendChoice::Kind(kind), _) => Ok((kind, kind.build_on(adapter)?)),
             (BackendChoice::Auto, Some(_)) => Ok((BackendKind::Gpu, BackendKind::Gpu.build_on(adapter)?)),
-            (BackendChoice::Auto, None) => Ok(match GpuBackend::new(AdapterChoice::Hardware, BackendKind::Gpu) {
-                Ok(gpu) => {
-                    say!("auto picked the gpu backend on {}", gpu.adapter().name);
-                    (BackendKind::Gpu, Box::new(gpu))
+            (BackendChoice::Auto, None) => Ok(match gpu_backend(AdapterChoice::Hardware, BackendKind::Gpu) {
+                Ok((gpu, adapter)) => {
+                    say!("auto picked the gpu backend on {adapter}");
+                    (BackendKind::Gpu, gpu)
                 }
                 // The fastest CPU backend (BENCHMARKS.md: the least CPU time per puzzle).
                 Err(why) => {

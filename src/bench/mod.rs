@@ -3,6 +3,7 @@
 //! markdown table and JSON (`table.rs`) and a plot of time-to-solution
 //! CDFs (`plot.rs`).
 
+#[cfg(feature = "plot")]
 mod plot;
 mod stats;
 mod table;
@@ -16,6 +17,7 @@ use crate::puzzle::entries;
 use crate::settings::Settings;
 use crate::solver::{solve_stream, solve_stream_on_threads};
 
+#[cfg(feature = "plot")]
 pub use plot::plot_svg;
 pub use stats::{wilson, Stats};
 pub use table::{json, markdown};

@@ -1,7 +1,9 @@
 //! Which adapter a GPU backend runs on: every adapter wgpu finds, ranked.
+//! Without the `gpu` feature there is none, but `--adapter` still parses.
 
 /// Workgroup memory every adapter must offer (WebGPU's default limit): one
 /// replica of the largest board fits in it.
+#[cfg(feature = "gpu")]
 const MIN_WORKGROUP_BYTES: u32 = 16384;
 
 /// Which adapters may be chosen.
@@ -73,6 +75,7 @@ pub struct AdapterSummary {
     pub driver: String,
 }
 
+#[cfg(feature = "gpu")]
 impl AdapterSummary {
     pub(super) fn of(info: &wgpu::AdapterInfo) -> AdapterSummary {
         AdapterSummary {
@@ -84,10 +87,12 @@ impl AdapterSummary {
     }
 }
 
+#[cfg(feature = "gpu")]
 pub(super) fn instance() -> wgpu::Instance {
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env())
 }
 
+#[cfg(feature = "gpu")]
 pub(super) fn rank(adapter: &wgpu::Adapter, choice: &AdapterChoice) -> Option<u8> {
     let info = adapter.get_info();
     let usable = adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
@@ -106,10 +111,17 @@ pub(super) fn rank(adapter: &wgpu::Adapter, choice: &AdapterChoice) -> Option<u8
 }
 
 /// Every adapter wgpu finds, and the index of the one `choice` would pick.
+#[cfg(feature = "gpu")]
 pub fn list_adapters(choice: AdapterChoice) -> (Vec<AdapterSummary>, Option<usize>) {
     let adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
     let pick = (0..adapters.len()).filter_map(|i| rank(&adapters[i], &choice).map(|r| (r, i))).min().map(|(_, i)| i);
     (adapters.iter().map(|a| AdapterSummary::of(&a.get_info())).collect(), pick)
+}
+
+/// Without the `gpu` feature: no adapter.
+#[cfg(not(feature = "gpu"))]
+pub fn list_adapters(_choice: AdapterChoice) -> (Vec<AdapterSummary>, Option<usize>) {
+    (Vec::new(), None)
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::context::{Fault, GpuContext, Pipelines, Readback};
-use super::kernel::{self, spins_of_cells, Engine, Loaded, Params, SlotInfo, CLASS_STARTS, CUT_SHORT};
+use super::context::{GpuContext, Pipelines, Readback};
+use super::kernel::{self, spins_of_cells, Binding, Engine, Loaded, Params, SlotInfo, CLASS_STARTS, CUT_SHORT};
 use crate::backend::tables::CellTable;
 use crate::backend::{Layout, Problem};
 use crate::dynamics::Weights;
@@ -130,17 +130,6 @@ impl Batch {
     fn make_bank(&mut self, device: &wgpu::Device, slots: Range<usize>) {
         let per_slot = self.layout.replicas_per_slot;
         let (kernel, pipelines) = (self.pipelines.kernel, &self.pipelines);
-        let buffers = [
-            &self.slots_buffer,
-            &self.spin_data,
-            &self.rung_tables,
-            &self.rungs,
-            &self.initial_totals,
-            &self.totals,
-            &self.states,
-            &self.energies,
-            &self.solutions,
-        ];
         self.banks.entry((slots.start, slots.end)).or_insert_with(|| {
             let params_buffer = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("params"),
@@ -148,17 +137,25 @@ impl Batch {
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
+            let buffer = |binding| match binding {
+                Binding::Params => &params_buffer,
+                Binding::Slots | Binding::SlotsToAdvance => &self.slots_buffer,
+                Binding::SpinData => &self.spin_data,
+                Binding::RungTables => &self.rung_tables,
+                Binding::RungOfReplica => &self.rungs,
+                Binding::InitialTotals => &self.initial_totals,
+                Binding::Totals => &self.totals,
+                Binding::States => &self.states,
+                Binding::Energies => &self.energies,
+                Binding::Solutions => &self.solutions,
+            };
             // Auto layouts hold only the bindings an entry point uses.
-            let bind_group = |pipeline: &wgpu::ComputePipeline, bindings: &[u32]| {
-                // Binding 10 is the slots again, writable (`advance`).
-                let entries: Vec<wgpu::BindGroupEntry> = std::iter::once(&params_buffer)
-                    .chain(buffers)
-                    .chain([&self.slots_buffer])
-                    .enumerate()
-                    .filter(|(binding, _)| bindings.contains(&(*binding as u32)))
-                    .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                        binding: binding as u32,
-                        resource: buffer.as_entire_binding(),
+            let bind_group = |pipeline: &wgpu::ComputePipeline, bindings: &[Binding]| {
+                let entries: Vec<wgpu::BindGroupEntry> = bindings
+                    .iter()
+                    .map(|&binding| wgpu::BindGroupEntry {
+                        binding: binding.number(),
+                        resource: buffer(binding).as_entire_binding(),
                     })
                     .collect();
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -167,9 +164,9 @@ impl Batch {
                     entries: &entries,
                 })
             };
-            let sweep_group = bind_group(&pipelines.sweep, &[0, 1, 2, 3, 4, 5, 6, 7, 8]);
+            let sweep_group = bind_group(&pipelines.sweep, &Binding::SWEEP);
             let gather_group = bind_group(&pipelines.gather, kernel.gather_bindings());
-            let advance_group = bind_group(&pipelines.advance, &[0, 10]);
+            let advance_group = bind_group(&pipelines.advance, &Binding::ADVANCE);
             let words = slots.len() * (per_slot + kernel.cells as usize);
             let readback = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("round readback"),
@@ -380,10 +377,7 @@ impl Batch {
             if batch.layout.rungs > 1 {
                 context.write(&batch.rungs, replicas.start, &rung_of_replica[..replicas.len()]);
             }
-            if context.fault == Some(Fault::LostAfter(context.dispatches)) {
-                context.device.destroy();
-            }
-            context.dispatches += 1;
+            context.faults.before_dispatch(&context.device);
             let dispatches = most.div_ceil(params.sweep_count).max(1);
             record_round(
                 &mut encoder,

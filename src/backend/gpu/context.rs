@@ -1,11 +1,12 @@
 //! The device, its queue and the kernels compiled for it, built once per
-//! run; submissions with a readback, and the faults tests inject.
+//! run; submissions with a readback.
 
 use std::collections::HashMap;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::adapter::{instance, rank, AdapterChoice, AdapterSummary};
+use super::faults::Faults;
 use super::kernel::{Engine, Kernel, KernelOptions};
 use crate::backend::kind::BackendKind;
 use crate::dynamics::{Dynamics, Weights};
@@ -15,32 +16,12 @@ use crate::grid::Shape;
 /// How long a readback polls without blocking before it sleeps until the device is done.
 const SPIN_BEFORE_BLOCKING: Duration = Duration::from_millis(1);
 
-/// Faults the test suite injects through `SUDOKU_ANNEAL_GPU_FAULT`:
-/// `shader` (the sweep shader fails to compile) or `lost-after=N` (the
-/// device is destroyed before the (N+1)-th sweep dispatch, as when a
-/// driver resets). Unset in normal use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Fault {
-    Shader,
-    LostAfter(u32),
-}
-
-impl Fault {
-    fn from_env() -> Option<Fault> {
-        let value = std::env::var("SUDOKU_ANNEAL_GPU_FAULT").ok()?;
-        match value.as_str() {
-            "shader" => Some(Fault::Shader),
-            other => other.strip_prefix("lost-after=")?.parse().ok().map(Fault::LostAfter),
-        }
-    }
-}
-
 /// Device, queue and pipelines: built once, reused for every puzzle.
 pub struct GpuContext {
     /// Why the device was lost, once the driver says so.
     pub(super) lost: Arc<Mutex<Option<String>>>,
-    pub(super) fault: Option<Fault>,
-    pub(super) dispatches: u32,
+    /// What the tests inject (`faults.rs`); nothing in a release build.
+    pub(super) faults: Faults,
     /// `gpu` or `gpu-bits`.
     pub(super) kind: BackendKind,
     /// The kernels' variant (a benchmark's choice; the default runs).
@@ -99,12 +80,10 @@ impl GpuContext {
         device.set_device_lost_callback(move |reason, message| {
             *record.lock().unwrap_or_else(|e| e.into_inner()) = Some(lost_reason_in_words(reason, &message));
         });
-        let fault = Fault::from_env();
         let pipelines = HashMap::new();
         let mut context = GpuContext {
             lost,
-            fault,
-            dispatches: 0,
+            faults: Faults::from_env(),
             kind,
             options,
             software,
@@ -136,10 +115,7 @@ impl GpuContext {
                     shape.n
                 ))
             })?;
-            let mut source = kernel.source();
-            if self.fault == Some(Fault::Shader) {
-                source += "\nthis line is not WGSL";
-            }
+            let source = self.faults.shader(kernel.source());
             let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
             let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("sweep kernel"),

@@ -3,21 +3,26 @@
 //! for one board shape. Every constant a shader uses and does not define
 //! is written here and prepended to its source, so the two cannot drift.
 //!
-//! What differs between the kernels is one [`EngineParts`] implementation
-//! per shader file: `spins.wgsl` (twin: `cpu/spins.rs`), `cells.wgsl`
-//! (twin: `cpu/cells.rs`) and `bits.wgsl` (twin: `cpu/bits.rs`).
+//! What differs between the kernels is one `EngineParts` implementation
+//! per shader file, in the host file of the shader's name: `spins.rs` for
+//! `spins.wgsl` (twin: `cpu/spins.rs`), `cells.rs` for `cells.wgsl` (twin:
+//! `cpu/cells.rs`) and `bits.rs` for `bits.wgsl` (twin: `cpu/bits.rs`).
 
 use bytemuck::{Pod, Zeroable};
 
+pub use super::bindings::Binding;
+use super::bits::BitsKernel;
+use super::cells::CellsKernel;
+use super::spins::SpinsKernel;
+pub use super::variants::KernelOptions;
 use crate::backend::bitplanes::saturating_sum_planes;
-use crate::backend::cpu::bits::{self, exact_sum_planes, total_planes, DRAWS_PER_SPIN, REPLICAS_PER_WORD};
-use crate::backend::cpu::cells::CellReplica;
+use crate::backend::cpu::bits::{exact_sum_planes, total_planes};
 use crate::backend::kind::{BackendKind, Sweep};
 use crate::backend::tables::CellTable;
 use crate::dynamics::{heat_bath_spread, Dynamics, Weights};
 use crate::grid::{Shape, MAX_N};
 use crate::model::Spin;
-use crate::rng::{GOLDEN, INITIAL_STATE_SWEEP};
+use crate::rng::GOLDEN;
 
 /// Which sweep kernel runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -59,47 +64,6 @@ impl Engine {
     }
 }
 
-/// Variants of the kernels a benchmark can select, to time an idea on a
-/// GPU before adopting it (`scripts/gpu-bench.sh`, `GPU_BENCH_KERNEL`); the
-/// default is what runs. Each says what it was predicted to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct KernelOptions {
-    /// bits.wgsl: a spin's sum of totals saturates in as few planes as
-    /// cpu-bits' (3 on 9×9 boards instead of 6), a thinned lane's exact sum
-    /// read from the totals. The same decisions (the twin tests pass);
-    /// predicted +5 to +15 % attempts/s on an H100, −7 to −10 % on lavapipe.
-    pub saturating_sums: bool,
-    /// bits.wgsl: totals stay in global memory even where they fit in the
-    /// workgroup's: what the 25×25 path costs on 9×9. Predicted −20 to −50 %.
-    pub global_totals: bool,
-    /// At most this many replicas or words per workgroup, instead of 4:
-    /// occupancy against barriers (spins.wgsl measured +1.5 % at 2, −13 % at 8).
-    pub units_per_group: Option<u32>,
-}
-
-impl KernelOptions {
-    /// Options from text like `saturating-sums,units-per-group=2`; empty: none.
-    pub fn parse(text: &str) -> Result<KernelOptions, String> {
-        let mut options = KernelOptions::default();
-        for option in text.split(',').map(str::trim).filter(|o| !o.is_empty()) {
-            match option.split_once('=') {
-                None if option == "saturating-sums" => options.saturating_sums = true,
-                None if option == "global-totals" => options.global_totals = true,
-                Some(("units-per-group", n)) => match n.parse() {
-                    Ok(n @ 1..=64) => options.units_per_group = Some(n),
-                    _ => return Err(format!("units-per-group takes 1 to 64, not {n:?}")),
-                },
-                _ => {
-                    return Err(format!(
-                    "unknown kernel option {option:?} (saturating-sums, global-totals, units-per-group=N)"
-                ))
-                }
-            }
-        }
-        Ok(options)
-    }
-}
-
 /// Invocations per replica of spins.wgsl.
 pub const INVOCATIONS_PER_REPLICA: u32 = 32;
 /// Invocations per replica of cells.wgsl: a colour class has at most n
@@ -109,8 +73,6 @@ pub const CELL_INVOCATIONS: u32 = 16;
 pub const GATHER_SIZE: u32 = 64;
 /// The most replicas (spins) or words (bits) a workgroup holds; fewer when a board's totals do not fit.
 const MAX_UNITS_PER_GROUP: u32 = 4;
-/// Words of bits.wgsl's threshold rows: 2 smallest uphill ΔE × 32 rounds × 3 ΔE classes.
-const ROWS: u32 = 192;
 /// What a kernel reports as a replica's energy when the driver cut its
 /// dispatch short (common.wgsl).
 pub const CUT_SHORT: i32 = -1;
@@ -315,7 +277,7 @@ impl Kernel {
     }
 
     /// The bindings the `gather` entry point uses.
-    pub fn gather_bindings(&self) -> &'static [u32] {
+    pub fn gather_bindings(&self) -> &'static [Binding] {
         self.engine.parts().gather_bindings()
     }
 
@@ -346,11 +308,11 @@ impl Kernel {
 }
 
 /// A `u32` constant's WGSL declaration.
-fn int(name: &str, value: u32) -> String {
+pub(super) fn int(name: &str, value: u32) -> String {
     format!("const {name}: u32 = {value}u;")
 }
 
-fn boolean(name: &str, value: bool) -> String {
+pub(super) fn boolean(name: &str, value: bool) -> String {
     format!("const {name}: bool = {value};")
 }
 
@@ -362,12 +324,17 @@ pub struct Loaded {
     pub cells: Option<CellTable>,
 }
 
+/// The free spins of a state held as a word per cell, bit d: spin (cell, d).
+pub fn spins_of_cells(cells: &[u32], free_spins: &[Spin]) -> Vec<u8> {
+    free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect()
+}
+
 /// What one sweep kernel adds to what they share: its WGSL, its unit of
 /// work (a replica or a word of replicas), its memory, its constants, where
 /// its states keep a replica's spins. One implementation per shader file;
 /// the defaults are those of a kernel that keeps a replica per unit, a
 /// total per constraint and a word per cell (spins.wgsl, cells.wgsl).
-trait EngineParts: Sync {
+pub(super) trait EngineParts: Sync {
     /// Its own WGSL, appended to common.wgsl.
     fn source(&self) -> &'static str;
     /// Invocations per unit.
@@ -399,211 +366,12 @@ trait EngineParts: Sync {
     fn cell_headers(&self, _kernel: &Kernel) -> u32 {
         0
     }
-    fn gather_bindings(&self) -> &'static [u32] {
-        &[0, 7, 8, 9]
+    fn gather_bindings(&self) -> &'static [Binding] {
+        &[Binding::Params, Binding::States, Binding::Energies, Binding::Solutions]
     }
     /// A replica's free spins from its unit's state: here a word per cell, bit d: spin (cell, d).
     fn spins_of(&self, cells: &[u32], _replica: usize, free_spins: &[Spin]) -> Vec<u8> {
         spins_of_cells(cells, free_spins)
-    }
-}
-
-/// spins.wgsl: a replica per unit, its totals, a word per cell (bit d:
-/// spin (cell, d)) and its energy in workgroup memory.
-struct SpinsKernel;
-
-impl EngineParts for SpinsKernel {
-    fn source(&self) -> &'static str {
-        concat!(include_str!("../../../shaders/spins.wgsl"), include_str!("../../../shaders/gather_cells.wgsl"))
-    }
-
-    fn lanes(&self) -> u32 {
-        INVOCATIONS_PER_REPLICA
-    }
-
-    fn workgroup_words(&self, kernel: &Kernel) -> u32 {
-        kernel.totals + kernel.cells + 1
-    }
-
-    fn constants(&self, kernel: &Kernel) -> Vec<String> {
-        let per_group = kernel.per_group;
-        vec![
-            boolean("UNIFORM", kernel.uniform),
-            int("INVOCATIONS_PER_REPLICA", INVOCATIONS_PER_REPLICA),
-            int("REPLICAS_PER_GROUP", per_group),
-            int("GROUP_SIZE", INVOCATIONS_PER_REPLICA * per_group),
-            int("GROUP_TOTALS", kernel.totals * per_group),
-            int("GROUP_CELLS", kernel.cells * per_group),
-        ]
-    }
-
-    fn loop_iterations(&self, kernel: &Kernel, _attempts_per_lane: u64) -> (u64, u64, u64) {
-        // Load and store a replica's totals and cells.
-        (2 * (kernel.totals as u64 + kernel.cells as u64).div_ceil(INVOCATIONS_PER_REPLICA as u64) + 4, 1, 0)
-    }
-
-    /// All zero.
-    fn initial_spins(&self, puzzle: &Loaded, _seed: u64, _replica: usize, _weights: Weights) -> Vec<u8> {
-        vec![0; puzzle.free_spins.len()]
-    }
-}
-
-/// The free spins of a state held as a word per cell, bit d: spin (cell, d).
-pub fn spins_of_cells(cells: &[u32], free_spins: &[Spin]) -> Vec<u8> {
-    free_spins.iter().map(|s| (cells[s.cell as usize] >> s.digit & 1) as u8).collect()
-}
-
-/// cells.wgsl: a replica per unit, its constraints' totals and weights
-/// (packed `t | w << 16`), a word per cell and its energy in workgroup
-/// memory; in global memory the same, so gather and the states read back
-/// as spins.wgsl's do.
-struct CellsKernel;
-
-impl EngineParts for CellsKernel {
-    fn source(&self) -> &'static str {
-        concat!(include_str!("../../../shaders/cells.wgsl"), include_str!("../../../shaders/gather_cells.wgsl"))
-    }
-
-    fn lanes(&self) -> u32 {
-        CELL_INVOCATIONS
-    }
-
-    fn workgroup_words(&self, kernel: &Kernel) -> u32 {
-        kernel.totals + kernel.cells + 2
-    }
-
-    fn cell_headers(&self, kernel: &Kernel) -> u32 {
-        kernel.cells
-    }
-
-    fn constants(&self, kernel: &Kernel) -> Vec<String> {
-        let per_group = kernel.per_group;
-        let (adaptive, base, cap, relax_every) = match kernel.weights {
-            Weights::Fixed => (false, 1, 1, 1),
-            Weights::Adaptive(rule) => (true, rule.base as u32, rule.cap as u32, rule.relax_every),
-        };
-        vec![
-            int("CELL_INVOCATIONS", CELL_INVOCATIONS),
-            int("REPLICAS_PER_GROUP", per_group),
-            int("GROUP_SIZE", CELL_INVOCATIONS * per_group),
-            int("GROUP_TOTALS", kernel.totals * per_group),
-            int("GROUP_CELLS", kernel.cells * per_group),
-            int("FIRST_UNIT", kernel.cells),
-            int("CELL_DATA", kernel.spin_data_per_slot()),
-            boolean("ADAPTIVE", adaptive),
-            int("WEIGHT_BASE", base),
-            int("WEIGHT_CAP", cap),
-            int("RELAX_EVERY", relax_every),
-            int("INITIAL_STATE_SWEEP", INITIAL_STATE_SWEEP),
-        ]
-    }
-
-    fn loop_iterations(&self, kernel: &Kernel, attempts_per_lane: u64) -> (u64, u64, u64) {
-        let (lanes, n) = (CELL_INVOCATIONS as u64, kernel.shape.n as u64);
-        let units = (kernel.totals as u64).div_ceil(lanes);
-        let unit_width = kernel.width as u64 - 1;
-        // Two passes over a cell's candidates, each over their units; the old and new candidates' units.
-        let per_cell = 2 * n * (1 + unit_width) + 2 * unit_width;
-        let load_and_store = 2 * (units + (kernel.cells as u64).div_ceil(lanes));
-        let initial_state = n + attempts_per_lane * (1 + unit_width);
-        // Load, store, the initial state and the final energy; and a weight pass per sweep.
-        (load_and_store + initial_state + units + 4, per_cell, units + 1)
-    }
-
-    /// A random candidate per cell: the twin's.
-    fn initial_spins(&self, puzzle: &Loaded, seed: u64, replica: usize, weights: Weights) -> Vec<u8> {
-        let table = puzzle.cells.as_ref().expect("cells.wgsl slots keep their cells");
-        let replica = CellReplica::random(table, weights, seed, replica as u32);
-        table.spins_of(&replica.choice, puzzle.free_spins.len())
-    }
-}
-
-/// bits.wgsl: a word of 32 replicas per unit, its totals as bit planes
-/// (where they fit), threshold rows and lane tables in workgroup memory.
-struct BitsKernel;
-
-impl EngineParts for BitsKernel {
-    fn source(&self) -> &'static str {
-        include_str!("../../../shaders/bits.wgsl")
-    }
-
-    fn replicas_per_unit(&self) -> usize {
-        REPLICAS_PER_WORD
-    }
-
-    fn lanes(&self) -> u32 {
-        REPLICAS_PER_WORD as u32
-    }
-
-    fn workgroup_words(&self, kernel: &Kernel) -> u32 {
-        workgroup_total_words(kernel) + ROWS + REPLICAS_PER_WORD as u32
-    }
-
-    fn totals_may_stay_global(&self) -> bool {
-        true
-    }
-
-    fn totals_per_unit(&self, kernel: &Kernel) -> u32 {
-        kernel.totals * kernel.planes
-    }
-
-    fn state_per_unit(&self, kernel: &Kernel) -> u32 {
-        kernel.max_spins
-    }
-
-    fn gather_bindings(&self) -> &'static [u32] {
-        &[0, 1, 2, 7, 8, 9]
-    }
-
-    fn constants(&self, kernel: &Kernel) -> Vec<String> {
-        let per_group = kernel.per_group;
-        vec![
-            int("PLANES", kernel.planes),
-            int("SUM_PLANES", kernel.sum_planes),
-            int("WORDS_PER_GROUP", per_group),
-            int("GROUP_SIZE", REPLICAS_PER_WORD as u32 * per_group),
-            boolean("WORKGROUP_TOTALS", kernel.workgroup_totals),
-            // A WGSL array has at least one element.
-            int("GROUP_TOTALS", (workgroup_total_words(kernel) * per_group).max(1)),
-            int("ROWS", ROWS),
-            int("GROUP_ROWS", ROWS * per_group),
-            int("GROUP_LANES", REPLICAS_PER_WORD as u32 * per_group),
-            int("DRAWS_PER_SPIN", DRAWS_PER_SPIN),
-            int("INITIAL_STATE_SWEEP", INITIAL_STATE_SWEEP),
-            boolean("SATURATING_SUMS", kernel.options.saturating_sums),
-        ]
-    }
-
-    fn loop_iterations(&self, kernel: &Kernel, attempts_per_lane: u64) -> (u64, u64, u64) {
-        let (colours, lanes) = (kernel.shape.n as u64, REPLICAS_PER_WORD as u64);
-        let (totals, width) = (kernel.totals as u64, kernel.width as u64);
-        let (planes, sums) = (kernel.planes as u64, kernel.sum_planes as u64);
-        let load_and_store = 2 * (totals * planes).div_ceil(lanes);
-        let rows = 2 * 3 * (lanes + 1);
-        let initial_state = colours + attempts_per_lane * (1 + width * (1 + planes));
-        let energy = (totals - 1) * (1 + planes);
-        // Sums, comparisons, 32 rounds at most, 32 thinned lanes at most, counts.
-        let attempt = width * (1 + sums) + 6 * (1 + sums) + 32 + 32 * (1 + sums) + width * (1 + planes);
-        (load_and_store + rows + initial_state + energy + 4, attempt, 0)
-    }
-
-    fn spins_of(&self, words: &[u32], replica: usize, free_spins: &[Spin]) -> Vec<u8> {
-        let lane = replica % REPLICAS_PER_WORD;
-        words[..free_spins.len()].iter().map(|w| (w >> lane & 1) as u8).collect()
-    }
-
-    /// Random, from the word's stream: the twin's.
-    fn initial_spins(&self, puzzle: &Loaded, seed: u64, replica: usize, _weights: Weights) -> Vec<u8> {
-        bits::initial_state(puzzle.free_spins.len(), seed, replica)
-    }
-}
-
-/// Words of a bits.wgsl word's totals in workgroup memory.
-fn workgroup_total_words(kernel: &Kernel) -> u32 {
-    if kernel.workgroup_totals {
-        kernel.totals * kernel.planes
-    } else {
-        0
     }
 }
 
@@ -645,19 +413,6 @@ mod tests {
                 assert!(!shader.contains(&format!("const {name}")), "{engine:?}: {name} is defined twice");
             }
         }
-    }
-
-    #[test]
-    fn kernel_options_parse_and_say_what_is_wrong() {
-        let options = KernelOptions::parse("saturating-sums, units-per-group=2").unwrap();
-        assert_eq!(options, KernelOptions { saturating_sums: true, units_per_group: Some(2), ..Default::default() });
-        assert_eq!(KernelOptions::parse(""), Ok(KernelOptions::default()));
-        assert!(KernelOptions::parse("units-per-group=0").unwrap_err().contains("1 to 64"));
-        assert!(KernelOptions::parse("fast").unwrap_err().contains("unknown kernel option \"fast\""));
-        let bits =
-            |options| Kernel::with_options(Engine::Bits, Shape::CLASSIC, Weights::Fixed, 16384, options).unwrap();
-        let varied = bits(KernelOptions::parse("saturating-sums,global-totals,units-per-group=1").unwrap());
-        assert_eq!((varied.sum_planes, varied.workgroup_totals, varied.per_group), (3, false, 1));
     }
 
     #[test]

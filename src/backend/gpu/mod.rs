@@ -1,8 +1,9 @@
-//! The GPU backends through wgpu: `gpu` runs `shaders/spins.wgsl` (an int
-//! per constraint total, 32 invocations per replica), `gpu-bits` runs
+//! The GPU backends through wgpu (the `gpu` feature): `gpu` runs
+//! `shaders/spins.wgsl` (an int per constraint total, 32 invocations per
+//! replica) or `shaders/cells.wgsl` (cell moves), `gpu-bits` runs
 //! `shaders/bits.wgsl` (32 replicas bit-sliced per u32 word).
 //!
-//! [`GpuContext`] (adapter, device, a pipeline per board shape) is built
+//! The context (adapter, device, a pipeline per board shape) is built
 //! once per run and [`Backend::configure`] allocates a batch's buffers once; each
 //! [`Backend::load`] writes one puzzle into its slot's part of them. Between
 //! exchange rounds only the slots' sweep counters and the replica→rung map
@@ -11,117 +12,38 @@
 //! no readback of its own). A submission covers a *bank* of slots and
 //! returns at once; the solver keeps two banks, so the device sweeps one
 //! while the host exchanges and refills the other.
-
 //!
-//! The files by concern: `adapter.rs` picks an adapter, `context.rs` holds
-//! the device and compiled kernels, `batch.rs` the buffers of a batch and
-//! its rounds, `kernel.rs` the constants each kernel is compiled with.
+//! The files by concern: `adapter.rs` names and picks an adapter (names
+//! only, without the feature), `backend.rs` is the backend, `context.rs`
+//! holds the device and compiled kernels, `batch.rs` the buffers of a batch
+//! and its rounds. `kernel.rs` is what the host shares with every shader,
+//! and each shader has its host side under its own name: `spins.rs`,
+//! `cells.rs`, `bits.rs`; `bindings.rs` names the bind group's buffers,
+//! `variants.rs` holds the experiments a benchmark may select, `faults.rs`
+//! the tests' fault injection.
 
 mod adapter;
+#[cfg(feature = "gpu")]
+mod backend;
+#[cfg(feature = "gpu")]
 mod batch;
+#[cfg(feature = "gpu")]
+mod bindings;
+#[cfg(feature = "gpu")]
+mod bits;
+#[cfg(feature = "gpu")]
+mod cells;
+#[cfg(feature = "gpu")]
 mod context;
+#[cfg(feature = "gpu")]
+mod faults;
+#[cfg(feature = "gpu")]
 pub mod kernel;
-
-use std::ops::Range;
+#[cfg(feature = "gpu")]
+mod spins;
+#[cfg(feature = "gpu")]
+mod variants;
 
 pub use self::adapter::{list_adapters, AdapterChoice, AdapterName, AdapterSummary};
-use self::batch::Batch;
-use self::context::GpuContext;
-use self::kernel::{Engine, Kernel, KernelOptions};
-use super::kind::BackendKind;
-use super::{Backend, Layout, Problem};
-use crate::dynamics::{Dynamics, Weights};
-use crate::error::{Error, Result};
-use crate::grid::Shape;
-
-pub struct GpuBackend {
-    context: GpuContext,
-    batch: Option<Batch>,
-}
-
-impl GpuBackend {
-    /// `gpu` or `gpu-bits` on an adapter of `choice`.
-    pub fn new(choice: AdapterChoice, kind: BackendKind) -> Result<GpuBackend> {
-        GpuBackend::with_options(choice, kind, KernelOptions::default())
-    }
-
-    /// A benchmark's variant of the kernels (`KernelOptions`).
-    pub fn with_options(choice: AdapterChoice, kind: BackendKind, options: KernelOptions) -> Result<GpuBackend> {
-        if !kind.is_gpu() {
-            return Err(Error::Internal(format!("{} is no GPU backend", kind.name())));
-        }
-        Ok(GpuBackend { context: GpuContext::new(choice, kind, options)?, batch: None })
-    }
-
-    pub fn adapter(&self) -> &AdapterSummary {
-        &self.context.adapter
-    }
-
-    fn batch(&mut self) -> Result<&mut Batch> {
-        self.batch.as_mut().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))
-    }
-}
-
-impl Backend for GpuBackend {
-    fn kind(&self) -> BackendKind {
-        self.context.kind
-    }
-
-    fn device(&self) -> String {
-        format!("{} ({})", self.context.adapter.name, self.context.adapter.backend)
-    }
-
-    /// As many as the largest buffer (totals or states) holds in one binding.
-    fn max_replicas(&self, shape: Shape) -> usize {
-        let limit = self.context.limits.max_storage_buffer_binding_size.min(u32::MAX as u64);
-        // Workgroup memory plays no part here: a kernel that does not fit fails in `configure`.
-        // Single-spin and cell kernels keep the same states.
-        let engine =
-            Engine::of(self.context.kind, Dynamics::default()).expect("every GPU backend runs the plain model");
-        Kernel::new(engine, shape, Weights::Fixed, u32::MAX).expect("fits in unlimited memory").max_replicas(limit)
-    }
-
-    fn configure(&mut self, layout: Layout) -> Result<()> {
-        let (replicas, most) = (layout.replicas(), self.max_replicas(layout.shape));
-        if replicas > most {
-            return Err(Error::Settings(format!(
-                "{replicas} replicas in flight exceed this adapter's buffer limit; at most {most}"
-            )));
-        }
-        self.batch = Some(Batch::new(&mut self.context, layout)?);
-        Ok(())
-    }
-
-    fn load(&mut self, slot: usize, problem: &Problem) -> Result<()> {
-        self.batch()?.load(slot, problem)
-    }
-
-    fn unload(&mut self, slot: usize) -> Result<()> {
-        self.batch()?.unload(slot);
-        Ok(())
-    }
-
-    fn submit(&mut self, slots: Range<usize>, rung_of_replica: &[u32], counts: &[u32]) -> Result<()> {
-        let batch = self.batch.as_mut().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))?;
-        batch.submit(&mut self.context, slots, rung_of_replica, counts)
-    }
-
-    fn energies(&mut self, slots: Range<usize>) -> Result<Vec<i32>> {
-        let batch = self.batch.as_mut().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))?;
-        batch.energies(&self.context, slots)
-    }
-
-    fn overlaps_host_work(&self) -> bool {
-        true
-    }
-
-    fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
-        let batch = self.batch.as_ref().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))?;
-        batch.spins(&self.context, replicas)
-    }
-
-    fn weights(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
-        let batch = self.batch.as_ref().ok_or_else(|| Error::Internal("GPU backend used before configure".into()))?;
-        batch.weights(&self.context, replicas)
-    }
-}
+#[cfg(feature = "gpu")]
+pub use self::backend::GpuBackend;

@@ -1,0 +1,72 @@
+//! The host side of `shaders/cells.wgsl` (heat-bath cell moves, fixed or
+//! adaptive weights; twin: `cpu/cells.rs`).
+
+use super::kernel::{boolean, int, EngineParts, Kernel, Loaded, CELL_INVOCATIONS};
+use crate::backend::cpu::cells::CellReplica;
+use crate::dynamics::Weights;
+use crate::rng::INITIAL_STATE_SWEEP;
+
+/// cells.wgsl: a replica per unit, its constraints' totals and weights
+/// (packed `t | w << 16`), a word per cell and its energy in workgroup
+/// memory; in global memory the same, so gather and the states read back
+/// as spins.wgsl's do.
+pub(super) struct CellsKernel;
+
+impl EngineParts for CellsKernel {
+    fn source(&self) -> &'static str {
+        concat!(include_str!("../../../shaders/cells.wgsl"), include_str!("../../../shaders/gather_cells.wgsl"))
+    }
+
+    fn lanes(&self) -> u32 {
+        CELL_INVOCATIONS
+    }
+
+    fn workgroup_words(&self, kernel: &Kernel) -> u32 {
+        kernel.totals + kernel.cells + 2
+    }
+
+    fn cell_headers(&self, kernel: &Kernel) -> u32 {
+        kernel.cells
+    }
+
+    fn constants(&self, kernel: &Kernel) -> Vec<String> {
+        let per_group = kernel.per_group;
+        let (adaptive, base, cap, relax_every) = match kernel.weights {
+            Weights::Fixed => (false, 1, 1, 1),
+            Weights::Adaptive(rule) => (true, rule.base as u32, rule.cap as u32, rule.relax_every),
+        };
+        vec![
+            int("CELL_INVOCATIONS", CELL_INVOCATIONS),
+            int("REPLICAS_PER_GROUP", per_group),
+            int("GROUP_SIZE", CELL_INVOCATIONS * per_group),
+            int("GROUP_TOTALS", kernel.totals * per_group),
+            int("GROUP_CELLS", kernel.cells * per_group),
+            int("FIRST_UNIT", kernel.cells),
+            int("CELL_DATA", kernel.spin_data_per_slot()),
+            boolean("ADAPTIVE", adaptive),
+            int("WEIGHT_BASE", base),
+            int("WEIGHT_CAP", cap),
+            int("RELAX_EVERY", relax_every),
+            int("INITIAL_STATE_SWEEP", INITIAL_STATE_SWEEP),
+        ]
+    }
+
+    fn loop_iterations(&self, kernel: &Kernel, attempts_per_lane: u64) -> (u64, u64, u64) {
+        let (lanes, n) = (CELL_INVOCATIONS as u64, kernel.shape.n as u64);
+        let units = (kernel.totals as u64).div_ceil(lanes);
+        let unit_width = kernel.width as u64 - 1;
+        // Two passes over a cell's candidates, each over their units; the old and new candidates' units.
+        let per_cell = 2 * n * (1 + unit_width) + 2 * unit_width;
+        let load_and_store = 2 * (units + (kernel.cells as u64).div_ceil(lanes));
+        let initial_state = n + attempts_per_lane * (1 + unit_width);
+        // Load, store, the initial state and the final energy; and a weight pass per sweep.
+        (load_and_store + initial_state + units + 4, per_cell, units + 1)
+    }
+
+    /// A random candidate per cell: the twin's.
+    fn initial_spins(&self, puzzle: &Loaded, seed: u64, replica: usize, weights: Weights) -> Vec<u8> {
+        let table = puzzle.cells.as_ref().expect("cells.wgsl slots keep their cells");
+        let replica = CellReplica::random(table, weights, seed, replica as u32);
+        table.spins_of(&replica.choice, puzzle.free_spins.len())
+    }
+}
