@@ -235,6 +235,56 @@ fn attempt(place: Place, i: u32, key: u32) {
     }
 }
 
+// Lane `lane` builds round `lane`'s threshold rows for word `member`.
+fn build_rows(member: u32, lane: u32, table_len: u32) {
+    for (var v = 1u; v <= 2u; v++) {
+        for (var band = 0u; band < 3u; band++) {
+            var bits = 0u;
+            for (var l = 0u; l < 32u; l++) {
+                let t = threshold(lane_table[member * 32u + l], table_len, v + 2u * band);
+                bits |= ((t >> (31u - lane)) & 1u) << l;
+            }
+            rows[member * ROWS + ((v - 1u) * 32u + lane) * 3u + band] = bits;
+        }
+    }
+}
+
+// A fresh word starts from random states over its `free_spins` (none
+// where it is not fresh): each live lane's spin on with probability ½.
+// Twin: `Word::random`.
+fn initial_state(place: Place, slot: SlotInfo, free_spins: u32, lane: u32, stream: u32) {
+    let initial = sweep_key(stream, INITIAL_STATE_SWEEP);
+    for (var colour = 0u; colour < COLOURS; colour++) {
+        let end = min(slot.class_start[colour + 1u], free_spins);
+        for (var i = slot.class_start[colour] + lane; i < end; i += 32u) {
+            let on = attempt_random(initial, i) & place.live;
+            spins[place.word * MAX_SPINS + i] = on;
+            let k = constraints_of(place.slot, i);
+            for (var j = 0u; j < WIDTH; j++) {
+                if k[j] != PADDING {
+                    count(place.totals + k[j] * PLANES, on, 0u);
+                }
+            }
+        }
+        phase_barrier();
+    }
+}
+
+// Σ_k (t_k − 1)² over the real constraints (all but PADDING, the last) of
+// lane `lane`, and how far its loop ran (PADDING unless the driver cut it short).
+fn lane_energy(t0: u32, lane: u32) -> vec2<i32> {
+    var energy = 0;
+    var k = 0u;
+    for (; k < PADDING; k++) {
+        var t = 0;
+        for (var p = 0u; p < PLANES; p++) {
+            t |= i32((plane(t0 + k * PLANES + p) >> lane) & 1u) << p;
+        }
+        energy += (t - 1) * (t - 1);
+    }
+    return vec2<i32>(energy, i32(k));
+}
+
 @compute @workgroup_size(GROUP_SIZE)
 fn sweep(
     @builtin(local_invocation_index) local: u32,
@@ -274,35 +324,9 @@ fn sweep(
         }
     }
     phase_barrier();
-    // Lane `lane` builds round `lane`'s rows.
-    for (var v = 1u; v <= 2u; v++) {
-        for (var band = 0u; band < 3u; band++) {
-            var bits = 0u;
-            for (var l = 0u; l < 32u; l++) {
-                let t = threshold(lane_table[member * 32u + l], slot.table_len, v + 2u * band);
-                bits |= ((t >> (31u - lane)) & 1u) << l;
-            }
-            rows[member * ROWS + ((v - 1u) * 32u + lane) * 3u + band] = bits;
-        }
-    }
-    // A fresh word starts from random states: each live lane's spin on with
-    // probability ½. Twin: `Word::random`.
+    build_rows(member, lane, slot.table_len);
     let stream = stream_key(slot.seed_lo, slot.seed_hi, first_lane / 32u);
-    let initial = sweep_key(stream, INITIAL_STATE_SWEEP);
-    for (var colour = 0u; colour < COLOURS; colour++) {
-        let end = select(0u, slot.class_start[colour + 1u], fresh && valid);
-        for (var i = slot.class_start[colour] + lane; i < end; i += 32u) {
-            let on = attempt_random(initial, i) & live;
-            spins[clamped * MAX_SPINS + i] = on;
-            let k = constraints_of(slot_index, i);
-            for (var j = 0u; j < WIDTH; j++) {
-                if k[j] != PADDING {
-                    count(t0 + k[j] * PLANES, on, 0u);
-                }
-            }
-        }
-        phase_barrier();
-    }
+    initial_state(place, slot, select(0u, slot.class_start[COLOURS], fresh && valid), lane, stream);
 
     let sweeps = select(0u, slot.sweep_count, valid);
     var s = 0u;
@@ -323,25 +347,17 @@ fn sweep(
             totals[clamped * TOTALS * PLANES + j] = local_totals[t0 + j];
         }
     }
-    // Σ_k (t_k − 1)² over the real constraints (all but PADDING, the last).
-    var energy = 0;
-    var k = 0u;
+    var energy = vec2<i32>(0, i32(PADDING));
     if lane_live {
-        for (; k < PADDING; k++) {
-            var t = 0;
-            for (var p = 0u; p < PLANES; p++) {
-                t |= i32((plane(t0 + k * PLANES + p) >> lane) & 1u) << p;
-            }
-            energy += (t - 1) * (t - 1);
-        }
+        energy = lane_energy(t0, lane);
     }
     // The sweeps and the last loop run to their ends unless the driver cut them short.
-    if s < params.sweep_count || (lane_live && k < PADDING) {
+    if s < params.sweep_count || (lane_live && u32(energy.y) < PADDING) {
         atomicStore(&cut_short[member], 1u);
     }
     workgroupBarrier();
     if lane_live {
-        energies[replica] = select(energy, CUT_SHORT, atomicLoad(&cut_short[member]) != 0u);
+        energies[replica] = select(energy.x, CUT_SHORT, atomicLoad(&cut_short[member]) != 0u);
     }
 }
 

@@ -126,52 +126,37 @@ fn update_cell(slot_base: u32, t0: u32, c0: u32, i: u32, key: u32, table: u32, t
     }
 }
 
-@compute @workgroup_size(GROUP_SIZE)
-fn sweep(
-    @builtin(local_invocation_index) local: u32,
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-) {
-    let member = local / CELL_INVOCATIONS; // which of the workgroup's replicas
-    let lane = local % CELL_INVOCATIONS;
-    let replica = params.first_replica + (group.y * groups.x + group.x) * REPLICAS_PER_GROUP + member;
-    // Padding replicas past the end run along (barriers need every
-    // invocation) but read and write nothing global.
-    let valid = replica < params.end_replica;
-    let t0 = member * TOTALS;
-    let c0 = member * CELLS;
-    let clamped = min(replica, params.end_replica - 1u);
-    let slot_index = clamped / params.replicas_per_slot;
-    let slot = slots[slot_index];
-    let fresh = slot.fresh != 0u;
-    let slot_base = slot_index * CELL_DATA;
-    let free_cells = select(0u, slot.class_start[COLOURS], valid && fresh);
-    let stream = stream_key(slot.seed_lo, slot.seed_hi, clamped - slot_index * params.replicas_per_slot);
-    if valid && fresh {
+// A replica's state into workgroup memory: its slot's initial totals at
+// the base weight and no cell set where the slot is fresh, else where the
+// last round left it.
+fn load_replica(r: Replica, fresh: bool, t0: u32, c0: u32) {
+    if r.valid && fresh {
         let initial_weight = select(1u, WEIGHT_BASE, ADAPTIVE) << 16u;
-        for (var k = lane; k < TOTALS; k += CELL_INVOCATIONS) {
+        for (var k = r.lane; k < TOTALS; k += CELL_INVOCATIONS) {
             let weight = select(initial_weight, 0u, k == PADDING);
-            local_units[t0 + k] = initial_totals[slot_index * TOTALS + k] | weight;
+            local_units[t0 + k] = initial_totals[r.slot * TOTALS + k] | weight;
         }
-        for (var c = lane; c < CELLS; c += CELL_INVOCATIONS) {
+        for (var c = r.lane; c < CELLS; c += CELL_INVOCATIONS) {
             local_cells[c0 + c] = 0u;
         }
-    } else if valid {
-        for (var k = lane; k < TOTALS; k += CELL_INVOCATIONS) {
-            local_units[t0 + k] = totals[replica * TOTALS + k];
+    } else if r.valid {
+        for (var k = r.lane; k < TOTALS; k += CELL_INVOCATIONS) {
+            local_units[t0 + k] = totals[r.index * TOTALS + k];
         }
-        for (var c = lane; c < CELLS; c += CELL_INVOCATIONS) {
-            local_cells[c0 + c] = cells[replica * CELLS + c];
+        for (var c = r.lane; c < CELLS; c += CELL_INVOCATIONS) {
+            local_cells[c0 + c] = cells[r.index * CELLS + c];
         }
     }
-    if lane == 0u {
-        atomicStore(&local_energy[member], 0);
-        atomicStore(&cut_short[member], 0u);
+    if r.lane == 0u {
+        atomicStore(&local_energy[r.member], 0);
+        atomicStore(&cut_short[r.member], 0u);
     }
-    workgroupBarrier();
-    // A fresh replica starts from a random candidate in each free cell,
-    // class by class (cells of different classes may share a unit). Twin:
-    // `CellReplica::random`.
+}
+
+// A fresh replica starts from a random candidate in each of its
+// `free_cells` (none where it is not fresh), class by class (cells of
+// different classes may share a unit). Twin: `CellReplica::random`.
+fn initial_state(slot: SlotInfo, slot_base: u32, free_cells: u32, lane: u32, t0: u32, c0: u32, stream: u32) {
     let initial = sweep_key(stream, INITIAL_STATE_SWEEP);
     for (var colour = 0u; colour < COLOURS; colour++) {
         let end = min(slot.class_start[colour + 1u], free_cells);
@@ -184,63 +169,84 @@ fn sweep(
         }
         workgroupBarrier();
     }
+}
 
-    let sweeps = select(0u, slot.sweep_count, valid);
-    let table = slot_index * params.table_stride + rung_of_replica[clamped] * slot.table_len;
+// Adaptive weights after a sweep: +1 on violated units up to the cap, and
+// on a `relax` sweep −1 on those above the base. Twin: `update_weights`.
+fn adapt_weights(lane: u32, t0: u32, relax: bool) {
+    for (var k = FIRST_UNIT + lane; k < PADDING; k += CELL_INVOCATIONS) {
+        let unit = local_units[t0 + k];
+        var w = u32(weight_of(unit));
+        if total_of(unit) != 1 {
+            w = min(w + 1u, WEIGHT_CAP);
+        }
+        if relax && w > WEIGHT_BASE {
+            w -= 1u;
+        }
+        local_units[t0 + k] = (unit & TOTAL_MASK) | (w << 16u);
+    }
+}
+
+@compute @workgroup_size(GROUP_SIZE)
+fn sweep(
+    @builtin(local_invocation_index) local: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let r = replica_of(local, group, groups, CELL_INVOCATIONS, REPLICAS_PER_GROUP);
+    let t0 = r.member * TOTALS;
+    let c0 = r.member * CELLS;
+    let slot = slots[r.slot];
+    let fresh = slot.fresh != 0u;
+    let slot_base = r.slot * CELL_DATA;
+    let stream = stream_key(slot.seed_lo, slot.seed_hi, r.clamped - r.slot * params.replicas_per_slot);
+    load_replica(r, fresh, t0, c0);
+    workgroupBarrier();
+    initial_state(slot, slot_base, select(0u, slot.class_start[COLOURS], r.valid && fresh), r.lane, t0, c0, stream);
+
+    let sweeps = select(0u, slot.sweep_count, r.valid);
+    let table = r.slot * params.table_stride + rung_of_replica[r.clamped] * slot.table_len;
     var s = 0u;
     for (; s < params.sweep_count; s++) {
         let key = sweep_key(stream, slot.first_sweep + s);
         for (var colour = 0u; colour < COLOURS; colour++) {
             // A slot past its own sweep count idles; the barriers stay uniform.
             let end = select(0u, slot.class_start[colour + 1u], s < sweeps);
-            for (var i = slot.class_start[colour] + lane; i < end; i += CELL_INVOCATIONS) {
+            for (var i = slot.class_start[colour] + r.lane; i < end; i += CELL_INVOCATIONS) {
                 update_cell(slot_base, t0, c0, i, key, table, slot.table_len);
             }
             workgroupBarrier();
         }
-        // Adaptive weights: +1 on violated units up to the cap, and every
-        // RELAX_EVERY sweeps −1 on those above the base. Twin: `update_weights`.
         if ADAPTIVE && s < sweeps {
-            let relax = (slot.first_sweep + s + 1u) % RELAX_EVERY == 0u;
-            for (var k = FIRST_UNIT + lane; k < PADDING; k += CELL_INVOCATIONS) {
-                let unit = local_units[t0 + k];
-                var w = u32(weight_of(unit));
-                if total_of(unit) != 1 {
-                    w = min(w + 1u, WEIGHT_CAP);
-                }
-                if relax && w > WEIGHT_BASE {
-                    w -= 1u;
-                }
-                local_units[t0 + k] = (unit & TOTAL_MASK) | (w << 16u);
-            }
+            adapt_weights(r.lane, t0, (slot.first_sweep + s + 1u) % RELAX_EVERY == 0u);
         }
         workgroupBarrier();
     }
 
     // Σ_k w_k (1 − t_k)² over the unit constraints; the state goes back.
     var energy = 0;
-    var copied = FIRST_UNIT + lane;
-    if valid {
+    var copied = FIRST_UNIT + r.lane;
+    if r.valid {
         for (; copied < PADDING; copied += CELL_INVOCATIONS) {
             let unit = local_units[t0 + copied];
             let missing = 1 - total_of(unit);
             energy += weight_of(unit) * missing * missing;
         }
-        for (var k = lane; k < TOTALS; k += CELL_INVOCATIONS) {
-            totals[replica * TOTALS + k] = local_units[t0 + k];
+        for (var k = r.lane; k < TOTALS; k += CELL_INVOCATIONS) {
+            totals[r.index * TOTALS + k] = local_units[t0 + k];
         }
-        for (var c = lane; c < CELLS; c += CELL_INVOCATIONS) {
-            cells[replica * CELLS + c] = local_cells[c0 + c];
+        for (var c = r.lane; c < CELLS; c += CELL_INVOCATIONS) {
+            cells[r.index * CELLS + c] = local_cells[c0 + c];
         }
     }
-    atomicAdd(&local_energy[member], energy);
+    atomicAdd(&local_energy[r.member], energy);
     // The sweeps and the energy's loop run to their ends unless the driver cut them short.
-    if s < params.sweep_count || (valid && copied < PADDING) {
-        atomicStore(&cut_short[member], 1u);
+    if s < params.sweep_count || (r.valid && copied < PADDING) {
+        atomicStore(&cut_short[r.member], 1u);
     }
     workgroupBarrier();
-    if valid && lane == 0u {
-        let total = atomicLoad(&local_energy[member]);
-        energies[replica] = select(total, CUT_SHORT, atomicLoad(&cut_short[member]) != 0u);
+    if r.valid && r.lane == 0u {
+        let total = atomicLoad(&local_energy[r.member]);
+        energies[r.index] = select(total, CUT_SHORT, atomicLoad(&cut_short[r.member]) != 0u);
     }
 }

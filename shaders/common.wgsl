@@ -110,6 +110,27 @@ fn mul_high(a: u32, b: u32) -> u32 {
     return a_hi * b_hi + ((a_hi * b_lo) >> 16u) + (cross >> 16u);
 }
 
+// Where an invocation of a replica-per-unit sweep (spins.wgsl, cells.wgsl)
+// stands: `lanes` invocations per replica, `per_group` replicas per workgroup.
+struct Replica {
+    member: u32, // which of the workgroup's replicas
+    lane: u32,
+    index: u32,
+    // Padding replicas past the end run along (barriers need every
+    // invocation) but read and write nothing global, and borrow the last
+    // replica's slot.
+    valid: bool,
+    clamped: u32,
+    slot: u32,
+}
+
+fn replica_of(local: u32, group: vec3<u32>, groups: vec3<u32>, lanes: u32, per_group: u32) -> Replica {
+    let member = local / lanes;
+    let index = params.first_replica + (group.y * groups.x + group.x) * per_group + member;
+    let clamped = min(index, params.end_replica - 1u);
+    return Replica(member, local % lanes, index, index < params.end_replica, clamped, clamped / params.replicas_per_slot);
+}
+
 var<workgroup> first_solved: atomic<u32>;
 
 // For `gather`, one workgroup per slot of the dispatch: the slot's

@@ -93,10 +93,50 @@ fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
     sorted.get(index).copied()
 }
 
+/// Each valid puzzle's success probability and TTS99 over the runs, with
+/// their intervals, in input order.
+#[derive(Default)]
+struct PerPuzzle {
+    success_probability: Vec<f64>,
+    success_probability_ci: Vec<(f64, f64)>,
+    tts99_seconds: Vec<Option<f64>>,
+    tts99_seconds_ci: Vec<(f64, Option<f64>)>,
+}
+
+fn is_valid(outcome: &Outcome) -> bool {
+    !matches!(outcome.status, Status::Invalid(_))
+}
+
 impl Report {
+    fn per_puzzle(&self) -> PerPuzzle {
+        let mut each = PerPuzzle::default();
+        for line in 0..self.runs.first().map_or(0, |r| r.outcomes.len()) {
+            let runs: Vec<&Outcome> = self.runs.iter().map(|r| &r.outcomes[line]).filter(|o| is_valid(o)).collect();
+            if runs.is_empty() {
+                continue;
+            }
+            let successes = runs.iter().filter(|o| o.is_solved()).count();
+            let p = successes as f64 / runs.len() as f64;
+            let mean = runs.iter().map(|o| o.seconds).sum::<f64>() / runs.len() as f64;
+            let slowest = runs.iter().map(|o| o.seconds).fold(0.0, f64::max);
+            let (low, high) = wilson(successes, runs.len());
+            let point = tts99(p, mean, slowest);
+            // The interval's ends by the same estimator, widened to hold the point
+            // (at p = 1 the point is the slowest run, which the formula's ends ignore).
+            let fast = tts99(high, mean, slowest).expect("the upper end is above 0");
+            let slow = tts99(low, mean, slowest);
+            let fast = point.map_or(fast, |point| fast.min(point));
+            let slow = slow.map(|slow| point.map_or(slow, |point| slow.max(point)));
+            each.success_probability_ci.push((low, high));
+            each.tts99_seconds_ci.push((fast, slow));
+            each.success_probability.push(p);
+            each.tts99_seconds.push(point);
+        }
+        each
+    }
+
     pub fn stats(&self) -> Stats {
-        let is_valid = |o: &&Outcome| !matches!(o.status, Status::Invalid(_));
-        let all: Vec<&Outcome> = self.runs.iter().flat_map(|r| &r.outcomes).filter(is_valid).collect();
+        let all: Vec<&Outcome> = self.runs.iter().flat_map(|r| &r.outcomes).filter(|o| is_valid(o)).collect();
         let solved = all.iter().filter(|o| o.is_solved()).count();
         let mut seconds: Vec<f64> = all.iter().map(|o| o.seconds).collect();
         seconds.sort_by(f64::total_cmp);
@@ -113,30 +153,8 @@ impl Report {
             accepted.iter_mut().zip(&outcome.swap_accepted).for_each(|(sum, n)| *sum += n);
         }
         let lines = self.runs.first().map_or(0, |r| r.outcomes.len());
-        let (mut success_probability, mut tts99_seconds) = (Vec::new(), Vec::new());
-        let (mut success_probability_ci, mut tts99_seconds_ci) = (Vec::new(), Vec::new());
-        for line in 0..lines {
-            let runs: Vec<&Outcome> = self.runs.iter().map(|r| &r.outcomes[line]).filter(is_valid).collect();
-            if runs.is_empty() {
-                continue;
-            }
-            let successes = runs.iter().filter(|o| o.is_solved()).count();
-            let p = successes as f64 / runs.len() as f64;
-            let mean = runs.iter().map(|o| o.seconds).sum::<f64>() / runs.len() as f64;
-            let slowest = runs.iter().map(|o| o.seconds).fold(0.0, f64::max);
-            let (low, high) = wilson(successes, runs.len());
-            let point = tts99(p, mean, slowest);
-            // The interval's ends by the same estimator, widened to hold the point
-            // (at p = 1 the point is the slowest run, which the formula's ends ignore).
-            let fast = tts99(high, mean, slowest).expect("the upper end is above 0");
-            let slow = tts99(low, mean, slowest);
-            let fast = point.map_or(fast, |point| fast.min(point));
-            let slow = slow.map(|slow| point.map_or(slow, |point| slow.max(point)));
-            success_probability_ci.push((low, high));
-            tts99_seconds_ci.push((fast, slow));
-            success_probability.push(p);
-            tts99_seconds.push(point);
-        }
+        let PerPuzzle { success_probability, success_probability_ci, tts99_seconds, tts99_seconds_ci } =
+            self.per_puzzle();
         let mut known: Vec<f64> = tts99_seconds.iter().flatten().copied().collect();
         known.sort_by(f64::total_cmp);
         let mut fastest: Vec<f64> = tts99_seconds_ci.iter().map(|&(low, _)| low).collect();

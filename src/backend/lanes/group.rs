@@ -1,0 +1,424 @@
+//! A group: the 32 chains of one slot that share a vector, and their sweep.
+
+use std::ops::Range;
+
+use super::vector::{Lanes, NibbleTable, Random, LANES as CHAINS_PER_GROUP};
+use super::{ONE, TABLE_BITS, X_BITS};
+use crate::backend::tables::CellTable;
+use crate::dynamics::{AdaptiveWeights, Weights};
+use crate::grid::MAX_N;
+use crate::rng::{attempt_random, sweep_key, INITIAL_STATE_SWEEP};
+
+/// Whether the sweep compiled for AVX2 runs here.
+pub(super) fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// The group's random numbers, seeded from its counter-based stream.
+fn random(stream: u32) -> Random {
+    let key = sweep_key(stream, INITIAL_STATE_SWEEP);
+    Random::new(|i| {
+        let i = i as u32;
+        (attempt_random(key, 2 * i) as u64) << 32 | attempt_random(key, 2 * i + 1) as u64
+    })
+}
+
+/// One constraint k of each chain of a group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Constraint {
+    /// `t_k` (those of cells unused).
+    pub(super) total: Lanes,
+    /// `w_k` (the padding's 0).
+    pub(super) weight: Lanes,
+}
+
+/// The chains of one slot that share a vector, one per lane.
+#[derive(Debug, Clone)]
+pub(super) struct Group {
+    /// Per constraint, its total and weight side by side: a candidate's
+    /// units are read together. Padded to a power of two entries.
+    pub(super) constraints: Vec<Constraint>,
+    /// Per free cell, the index of the candidate each chain's cell holds.
+    pub(super) choice: Vec<Lanes>,
+    random: Random,
+    /// A sweep's uniform draws, one per free cell, made before it.
+    draws: Vec<Lanes>,
+    /// Each chain's weighted energy, as the last sweeps left it.
+    pub(super) energy: [i32; CHAINS_PER_GROUP],
+    /// `powers[b]` = q^(2^b) of each chain's rung, unsigned 16-bit, rounded down.
+    powers: [Lanes; X_BITS],
+    /// Where every chain stands at one rung and x has at most `TABLE_BITS`
+    /// bits: the weights of x = 0..16 by a cell's number of candidates, the
+    /// very numbers the products give, and the rung and bits they are for.
+    weight_tables: Option<(u32, usize, Vec<NibbleTable>)>,
+}
+
+/// A cell's candidate energies and heat-bath weights, while it is updated.
+pub(super) struct Scratch {
+    energies: [Lanes; MAX_N],
+    masses: [Lanes; MAX_N],
+}
+
+/// What every sweep of a call shares.
+#[derive(Debug, Clone)]
+pub(super) struct Sweeps<'a> {
+    pub(super) table: &'a CellTable,
+    /// The unit constraints a chain can violate (`Puzzle::units`).
+    pub(super) units: &'a [u16],
+    /// Bits of x that can give a nonzero weight.
+    pub(super) bits: usize,
+    /// The adaptive rule, if the weights adapt.
+    pub(super) rule: Option<AdaptiveWeights>,
+    /// The sweeps' numbers (relaxing ones are multiples of `relax_every`, counted from 1).
+    pub(super) numbers: Range<u32>,
+}
+
+impl Group {
+    /// Each chain's cells hold random candidates; every unit weighs the initial weight.
+    pub(super) fn random(table: &CellTable, units: &[u16], weights: Weights, stream: u32) -> Group {
+        let mut random = random(stream);
+        let weight = Lanes::splat(weights.initial() as i16);
+        let mut constraints: Vec<Constraint> =
+            table.fixed_ones.iter().map(|&t| Constraint { total: Lanes::splat(t as i16), weight }).collect();
+        let choice: Vec<Lanes> = (0..table.len())
+            .map(|i| {
+                let count = table.candidates(i).len() as i16;
+                let choice = random.next().mul_high_unsigned(Lanes::splat(count));
+                for (c, j) in table.candidates(i).enumerate() {
+                    let holds = choice.eq_mask(Lanes::splat(c as i16));
+                    for &k in table.units_of(j) {
+                        constraints[k as usize].total -= holds;
+                    }
+                }
+                choice
+            })
+            .collect();
+        constraints[table.padding as usize] = Constraint { total: Lanes::splat(0), weight: Lanes::splat(0) };
+        // A power of two, so the sweep's indices, masked, need no bounds check.
+        constraints.resize(constraints.len().next_power_of_two(), constraints[table.padding as usize]);
+        let draws = vec![Lanes::splat(0); table.len()];
+        let mut group = Group {
+            constraints,
+            choice,
+            random,
+            draws,
+            energy: [0; CHAINS_PER_GROUP],
+            powers: [Lanes::splat(0); X_BITS],
+            weight_tables: None,
+        };
+        group.energy = group.energies(units);
+        group
+    }
+
+    /// Each chain's q^(2^b) for its rung, and the weight tables where
+    /// every chain stands at one rung and `bits` is small enough.
+    pub(super) fn set_rungs(&mut self, rungs: &[u32], rung_powers: &[[i16; X_BITS]], bits: usize) {
+        for (b, power) in self.powers.iter_mut().enumerate() {
+            *power = Lanes(std::array::from_fn(|l| rungs.get(l).map_or(0, |&r| rung_powers[r as usize][b])));
+        }
+        let one_rung = rungs.len() == CHAINS_PER_GROUP && rungs.iter().all(|&r| r == rungs[0]);
+        if !one_rung || bits > TABLE_BITS {
+            self.weight_tables = None;
+        } else if self.weight_tables.as_ref().is_none_or(|&(rung, b, _)| (rung, b) != (rungs[0], bits)) {
+            let powers = &rung_powers[rungs[0] as usize];
+            let tables = ONE.iter().map(|&one| NibbleTable::new(std::array::from_fn(|x| weight(one, powers, bits, x))));
+            self.weight_tables = Some((rungs[0], bits, tables.collect()));
+        }
+    }
+
+    /// The sweeps of one call, compiled for AVX2 where the CPU has it: the
+    /// same arithmetic, so the same chains, 1.8× faster than with SSE2
+    /// (BENCHMARKS.md; an AVX-512 variant gained only 3 %).
+    pub(super) fn run(&mut self, sweeps: Sweeps) {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: `run_avx2` needs AVX2 and nothing else, and the CPU has it.
+            #[allow(unsafe_code)]
+            return unsafe { self.run_avx2(sweeps) };
+        }
+        let (powers, bits) = (self.powers, sweeps.bits);
+        let mul_high = Lanes::mul_high_unsigned;
+        self.run_on_any(sweeps, |x, count| weights(&powers, bits, x, count, mul_high), mul_high)
+    }
+
+    /// With AVX2, the weights come from the tables where there are some
+    /// (byte shuffles), and every high product is one instruction: the
+    /// same numbers, so the same chains.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn run_avx2(&mut self, sweeps: Sweeps) {
+        let mul_high = |a: Lanes, b: Lanes| a.mul_high_unsigned_avx2(b);
+        match self.weight_tables.take() {
+            Some((rung, bits, tables)) => {
+                self.run_on_any(sweeps, |x, count| tables[count].lookup_avx2(x), mul_high);
+                self.weight_tables = Some((rung, bits, tables));
+            }
+            None => {
+                let (powers, bits) = (self.powers, sweeps.bits);
+                self.run_on_any(sweeps, |x, count| weights(&powers, bits, x, count, mul_high), mul_high)
+            }
+        }
+    }
+
+    /// `weights(x, c)`: each chain's heat-bath weight of a candidate x above
+    /// its cell's best, in a cell of c candidates; `mul_high`:
+    /// [`Lanes::mul_high_unsigned`].
+    #[inline(always)]
+    fn run_on_any(
+        &mut self,
+        sweeps: Sweeps,
+        weights: impl Fn(Lanes, usize) -> Lanes,
+        mul_high: impl Fn(Lanes, Lanes) -> Lanes,
+    ) {
+        // Set once a call rather than once a sweep.
+        let mut scratch = Scratch { energies: [Lanes::splat(0); MAX_N], masses: [Lanes::splat(0); MAX_N] };
+        for s in sweeps.numbers {
+            match sweeps.table.unit_width {
+                2 => self.sweep::<2>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
+                3 => self.sweep::<3>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
+                4 => self.sweep::<4>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
+                5 => self.sweep::<5>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
+                width => unreachable!("no board has candidates in {width} units"),
+            }
+            if let Some(rule) = sweeps.rule {
+                let relax = (s + 1).is_multiple_of(rule.relax_every);
+                self.adapt(sweeps.units, rule.base as i16, rule.cap as i16, relax);
+            }
+        }
+        // Here, so they are summed with the sweep's instructions.
+        self.energy = self.energies(sweeps.units);
+    }
+
+    /// A sweep's uniform draws, made before it in the order the cells use
+    /// them: drawn inside the loop, the compiler merged the generator's
+    /// 64-bit words into the draw's multiply with some forty shuffles a cell
+    /// (BENCHMARKS.md). The generator's state stays in registers (a local
+    /// copy): in `self`, every step would wait for the stores of the step before.
+    #[inline(always)]
+    fn draw_ahead(&mut self) {
+        let mut random = self.random.clone();
+        for draw in &mut self.draws {
+            *draw = random.next();
+        }
+        self.random = random;
+    }
+
+    /// One sweep of cell moves. `W` unit constraints per candidate.
+    #[inline(always)]
+    fn sweep<const W: usize>(
+        &mut self,
+        table: &CellTable,
+        bits: usize,
+        scratch: &mut Scratch,
+        weights: &impl Fn(Lanes, usize) -> Lanes,
+        mul_high: &impl Fn(Lanes, Lanes) -> Lanes,
+    ) {
+        self.draw_ahead();
+        // Indices masked by the length less one are in bounds by
+        // construction: no compare and branch per unit read (the mask
+        // changes no index, each is below the length).
+        let mask = self.constraints.len() - 1;
+        let constraints = &mut self.constraints[..=mask];
+        let Scratch { energies, masses } = scratch;
+        let largest = Lanes::splat(((1 << bits) - 1) as i16);
+        // Each candidate's units; a cell's candidates, energies and masses
+        // are sliced once, so no index is checked per candidate.
+        let (candidate_units, _) = table.units.as_chunks::<W>();
+        for ((i, choice), &uniform) in self.choice.iter_mut().enumerate().zip(&self.draws) {
+            let candidates = &candidate_units[table.candidates(i)];
+            let count = candidates.len();
+            let (energies, masses) = (&mut energies[..count], &mut masses[..count]);
+            let current = *choice;
+            // e_j = Σ_k w_k (2 t_k − 1), the current candidate taken out of its units.
+            let mut lowest = Lanes::splat(i16::MAX);
+            for ((c, units), energy) in candidates.iter().enumerate().zip(energies.iter_mut()) {
+                let (mut held, mut weight) = (Lanes::splat(0), Lanes::splat(0));
+                for &k in units {
+                    let Constraint { total, weight: w } = constraints[k as usize & mask];
+                    held += w.mul(total);
+                    weight += w;
+                }
+                let own = current.eq_mask(Lanes::splat(c as i16));
+                let e = (held - (own & weight)).double() - weight;
+                *energy = e;
+                lowest = lowest.min(e);
+            }
+            // Heat-bath weights ONE_c · q^x, x = e − lowest, and their sum.
+            let mut sum = Lanes::splat(0);
+            for (&energy, mass_of) in energies.iter().zip(masses.iter_mut()) {
+                let mass = weights((energy - lowest).min(largest), count);
+                *mass_of = mass;
+                sum += mass;
+            }
+            // The first candidate whose running sum passes a uniform draw in
+            // 0..sum: the number of running sums at or below the draw (they
+            // only grow, and the last, the sum, is above it), counted as
+            // count − 1 less those above it.
+            let draw = mul_high(uniform, sum);
+            let (mut below, mut pick) = (Lanes::splat(0), Lanes::splat(count as i16 - 1));
+            for &mass in &masses[..count - 1] {
+                below += mass;
+                // The mask is −1 where the running sum is above the draw.
+                pick += below.gt_mask(draw);
+            }
+            // The old candidate leaves its units, the new one joins its own.
+            // Every candidate's units are written, changed or not: with 32
+            // chains, whether any changed is a branch the CPU mispredicts
+            // often enough to cost a sixth of the sweep (BENCHMARKS.md).
+            for (c, units) in candidates.iter().enumerate() {
+                let (joins, leaves) = (pick.eq_mask(Lanes::splat(c as i16)), current.eq_mask(Lanes::splat(c as i16)));
+                // Masks are −1 where set: +1 where it joins, −1 where it leaves.
+                let delta = leaves - joins;
+                for &k in units {
+                    constraints[k as usize & mask].total += delta;
+                }
+            }
+            constraints[table.padding as usize].total = Lanes::splat(0);
+            *choice = pick;
+        }
+    }
+
+    /// After a sweep: +1 on each violated unit up to `cap`, and on a
+    /// relaxing sweep −1 on each weight above `base`.
+    #[inline(always)]
+    fn adapt(&mut self, units: &[u16], base: i16, cap: i16, relax: bool) {
+        let (one, base, cap) = (Lanes::splat(1), Lanes::splat(base), Lanes::splat(cap));
+        for &k in units {
+            let unit = &mut self.constraints[k as usize];
+            // + 1, less 1 where the unit holds (its mask is −1 there).
+            let mut grown = (unit.weight + one + unit.total.eq_mask(one)).min(cap);
+            if relax {
+                grown += grown.gt_mask(base);
+            }
+            unit.weight = grown;
+        }
+    }
+
+    /// Each chain's Σ_k w_k (1 − t_k)² over `units`.
+    #[inline(always)]
+    fn energies(&self, units: &[u16]) -> [i32; CHAINS_PER_GROUP] {
+        let mut sum = [0; CHAINS_PER_GROUP];
+        for &k in units {
+            let Constraint { total: t, weight: w } = self.constraints[k as usize];
+            let missing = Lanes::splat(1) - t;
+            // (1 − t)² ≤ 24² fits 16 bits; times a weight (≤ 100) it may not.
+            let square = missing.mul(missing);
+            for ((sum, &w), &square) in sum.iter_mut().zip(&w.0).zip(&square.0) {
+                *sum += w as i32 * square as i32;
+            }
+        }
+        sum
+    }
+}
+
+/// Each chain's heat-bath weight ONE_c · q^x for x (each lane's own) in a
+/// cell of c candidates, from the chain's powers q^(2^b) for the `bits`
+/// low bits of x; `mul_high` is [`Lanes::mul_high_unsigned`].
+#[inline(always)]
+fn weights(
+    powers: &[Lanes; X_BITS],
+    bits: usize,
+    x: Lanes,
+    c: usize,
+    mul_high: impl Fn(Lanes, Lanes) -> Lanes,
+) -> Lanes {
+    let mut mass = Lanes::splat(ONE[c] as i16);
+    for (b, &power) in powers[..bits].iter().enumerate() {
+        // q^(2^b) where x has bit b, 65535 (one, less one part in 2^16) where not:
+        // one OR where a select costs three (BENCHMARKS.md).
+        let clear = (x & Lanes::splat(1 << b)).eq_mask(Lanes::splat(0));
+        mass = mul_high(mass, power | clear);
+    }
+    mass
+}
+
+/// [`weights`] of one lane: the same products in the same order.
+pub(super) fn weight(one: u16, powers: &[i16; X_BITS], bits: usize, x: usize) -> u16 {
+    (0..bits).fold(one, |mass, b| {
+        let factor = if x >> b & 1 == 1 { powers[b] as u16 } else { u16::MAX };
+        ((mass as u32 * factor as u32) >> 16) as u16
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::lanes::{bits, powers, violable_units};
+    use crate::grid::Variant;
+    use crate::model::Model;
+    use crate::puzzle::parse_grid;
+    use crate::reduce::{reduce, Reduce};
+
+    /// The sweep `run` picks (compiled for AVX2 where the CPU has it) leaves
+    /// every chain as the one compiled for any x86-64 does, bit for bit: at
+    /// two temperatures in alternate lanes, and at one, where the AVX2 sweep
+    /// reads its weights from tables instead of multiplying.
+    #[test]
+    fn the_sweep_for_this_cpu_equals_the_sweep_for_any() {
+        let inkala = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
+        let grid = parse_grid(inkala.as_bytes(), Variant::Standard).unwrap();
+        let model = Model::build(&reduce(&grid, Reduce::Clues).unwrap()).unwrap();
+        let (table, rule) = (CellTable::new(&model), AdaptiveWeights::DEFAULT);
+        let units = violable_units(&table);
+        let q = [(-1.0f64 / 1.2).exp(), (-1.0f64 / 0.8).exp()];
+        let alternate: Vec<u32> = (0..CHAINS_PER_GROUP as u32).map(|l| l % 2).collect();
+        for rungs in [alternate, vec![0; CHAINS_PER_GROUP]] {
+            let sweeps = Sweeps { table: &table, units: &units, bits: bits(q[0]), rule: Some(rule), numbers: 0..40 };
+            let mut for_any = Group::random(&table, &units, Weights::Adaptive(rule), 7);
+            for_any.set_rungs(&rungs, &q.map(powers), sweeps.bits);
+            assert_eq!(for_any.weight_tables.is_some(), rungs[1] == 0, "tables where every chain is at one rung");
+            let mut for_this = for_any.clone();
+            let (chain_powers, chain_bits) = (for_any.powers, sweeps.bits);
+            let mul_high = Lanes::mul_high_unsigned;
+            for_any.run_on_any(sweeps.clone(), |x, c| weights(&chain_powers, chain_bits, x, c, mul_high), mul_high);
+            for_this.run(sweeps);
+            if !has_avx2() {
+                eprintln!("this CPU has no AVX2: both ran the sweep for any CPU");
+            }
+            assert_ne!(
+                for_any.choice,
+                Group::random(&table, &units, Weights::Adaptive(rule), 7).choice,
+                "the chains moved"
+            );
+            assert!(for_this.choice == for_any.choice, "the chains' candidates differ");
+            assert!(for_this.constraints == for_any.constraints, "the chains' totals or weights differ");
+            assert_eq!(for_this.energy, for_any.energy);
+        }
+    }
+
+    /// Each table entry is the product the sweep for any CPU computes, for
+    /// every count of candidates and every x the table covers (the byte
+    /// shuffles that read them are checked by the sweep test above).
+    #[test]
+    fn weight_tables_hold_the_products() {
+        for t in [0.5, 0.8, 1.2, 1.5] {
+            let (q, b) = ((-1.0f64 / t).exp(), bits((-1.0f64 / t).exp()));
+            let rung_powers = [powers(q)];
+            let mut group = Group::random(&CellTable::new(&inkala_model()), &[], Weights::Fixed, 1);
+            group.set_rungs(&[0; CHAINS_PER_GROUP], &rung_powers, b.min(TABLE_BITS));
+            let (_, _, tables) = group.weight_tables.clone().expect("one rung, few bits");
+            for c in 1..=MAX_N {
+                let x = Lanes(std::array::from_fn(|l| (l % 16) as i16));
+                let products = weights(&group.powers, b.min(TABLE_BITS), x, c, Lanes::mul_high_unsigned);
+                for l in 0..16 {
+                    assert_eq!(
+                        weight(ONE[c], &rung_powers[0], b.min(TABLE_BITS), l) as i16,
+                        products.0[l],
+                        "T {t} c {c} x {l}"
+                    );
+                }
+                let stored: Vec<i16> = (0..16).map(|l| tables[c].get(l) as i16).collect();
+                assert_eq!(stored, products.0[..16], "T {t} c {c}");
+            }
+        }
+    }
+
+    fn inkala_model() -> Model {
+        let inkala = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
+        Model::build(&reduce(&parse_grid(inkala.as_bytes(), Variant::Standard).unwrap(), Reduce::Clues).unwrap())
+            .unwrap()
+    }
+}
