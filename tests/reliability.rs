@@ -5,7 +5,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Command;
 
-use crate::cli::{run, run_bytes, spawn, stdout_lines};
+use crate::process::{run, run_bytes, spawn, stdout_lines};
 use crate::util::{EASY, INKALA};
 
 fn records(out: &std::process::Output) -> Vec<serde_json::Value> {

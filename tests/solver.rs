@@ -1,0 +1,164 @@
+//! The solver (stage 2–5 for a stream): batches and threads change no
+//! result and no order, records go out as soon as they are done, and the
+//! library runs what the command line runs.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use sudoku_anneal::Status;
+
+use crate::process::{run, spawn, stdout_lines, TempFile};
+use crate::util::{example, grid, solves, EASY, EASY_SOLUTION, INKALA};
+
+#[test]
+fn batching_changes_neither_results_nor_order() {
+    let hard = std::fs::read_to_string(example("hard.txt")).unwrap();
+    let input = format!("{hard}{EASY}\nbad\n{INKALA}\n");
+    for backend in ["cpu", "cpu-bits"] {
+        let run_with = |batch: &str| -> Vec<serde_json::Value> {
+            let args =
+                ["solve", "--backend", backend, "--format", "jsonl", "--max-sweeps", "300", "--batch", batch, "-"];
+            stdout_lines(&run(&args, &input))
+                .iter()
+                .map(|l| {
+                    let mut record: serde_json::Value = serde_json::from_str(l).unwrap();
+                    record.as_object_mut().unwrap().remove("seconds");
+                    record
+                })
+                .collect()
+        };
+        let one_at_a_time = run_with("1");
+        assert_eq!(one_at_a_time.len(), 8);
+        let statuses: Vec<&str> = one_at_a_time.iter().map(|r| r["status"].as_str().unwrap()).collect();
+        let all_kinds = ["solved", "unsolved", "invalid"].iter().all(|kind| statuses.contains(kind));
+        assert!(all_kinds, "{backend}: {statuses:?}");
+        assert_eq!(run_with("3"), one_at_a_time, "{backend}");
+        assert_eq!(run_with("8"), one_at_a_time, "{backend}");
+    }
+}
+
+/// The backends that run a puzzle per thread do so with a solver per
+/// thread and no join per round: records in input order, and the same
+/// outcomes on one thread or three. A producer that writes one puzzle and
+/// waits gets its answer from them too.
+#[test]
+fn threads_change_neither_results_nor_order() {
+    let hard = std::fs::read_to_string(example("hard.txt")).unwrap();
+    let input = format!("{hard}{EASY}\nbad\n{INKALA}\n{hard}");
+    let solve_on = |backend: &str, threads: &str, stdin: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+            .args(["solve", "--backend", backend, "--format", "jsonl", "--max-sweeps", "40", "-"])
+            .env("RAYON_NUM_THREADS", threads)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let records: Vec<serde_json::Value> = stdout_lines(&out)
+            .iter()
+            .map(|l| {
+                let mut record: serde_json::Value = serde_json::from_str(l).unwrap();
+                record.as_object_mut().unwrap().remove("seconds");
+                record
+            })
+            .collect();
+        records
+    };
+    for backend in ["cpu-lanes", "cpu-bits"] {
+        let one = solve_on(backend, "1", &input);
+        assert_eq!(one.len(), 13);
+        let indices: Vec<u64> = one.iter().map(|r| r["index"].as_u64().unwrap()).collect();
+        assert_eq!(indices, (0..13).collect::<Vec<_>>());
+        let statuses: Vec<&str> = one.iter().map(|r| r["status"].as_str().unwrap()).collect();
+        assert!(["solved", "unsolved", "invalid"].iter().all(|kind| statuses.contains(kind)), "{statuses:?}");
+        assert_eq!(solve_on(backend, "3", &input), one, "{backend}");
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-anneal"))
+        .args(["solve", "--backend", "cpu-lanes"])
+        .env("RAYON_NUM_THREADS", "2")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (sender, answers) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+            drop(sender.send(line.unwrap()));
+        }
+    });
+    for _ in 0..3 {
+        writeln!(stdin, "{INKALA}").unwrap();
+        let answer =
+            answers.recv_timeout(std::time::Duration::from_secs(20)).expect("an answer while the input is open");
+        assert!(solves(&grid(INKALA), &grid(&answer)), "{answer}");
+    }
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+/// A producer that writes one puzzle and waits for its answer gets it,
+/// though the batch has room for more and the input stays open.
+#[test]
+fn a_record_is_written_as_soon_as_it_is_done_while_the_input_stays_open() {
+    for backend in ["cpu", "cpu-lanes"] {
+        let mut child = spawn(&["solve", "--backend", backend, "--batch", "8"]);
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{EASY}\nnot a puzzle\n{INKALA}").unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, answers) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+                drop(sender.send(line.unwrap()));
+            }
+        });
+        let wait = std::time::Duration::from_secs(20);
+        assert_eq!(answers.recv_timeout(wait).unwrap(), EASY_SOLUTION, "{backend}");
+        assert!(answers.recv_timeout(wait).unwrap().starts_with("not a puzzle # invalid"), "{backend}");
+        let inkala = answers.recv_timeout(wait).unwrap();
+        assert!(solves(&grid(INKALA), &grid(&inkala)), "{backend}: {inkala}");
+        drop(stdin);
+        assert_eq!(child.wait().unwrap().code(), Some(1));
+    }
+}
+
+/// From a file too, a finished record goes out while later puzzles anneal.
+#[test]
+fn a_record_is_written_while_the_puzzles_after_it_anneal() {
+    // Consistent clues without a solution: without propagation it anneals until stopped.
+    let unsolvable = "001300209005009001070060043006002087190007400050083000600000105003508690042910300";
+    let file = TempFile::new("easy-then-endless.txt", &format!("{EASY}\n{unsolvable}\n"));
+    let args = ["solve", "--backend", "cpu", "--reduce", "clues", "--timeout", "0", "--max-sweeps", "4000000000"];
+    let mut child = spawn(&[&args[..], &[file.path()]].concat());
+    let stdout = child.stdout.take().unwrap();
+    let (sender, answers) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut first = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut first).unwrap();
+        drop(sender.send(first));
+    });
+    let first = answers.recv_timeout(std::time::Duration::from_secs(10));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(first.unwrap().trim_end(), EASY_SOLUTION);
+}
+
+/// The library resolves a backend's settings as the command line does:
+/// the same choice runs the same sweeps to the same grid.
+#[test]
+fn the_library_and_the_command_line_run_the_same_settings() {
+    use sudoku_anneal::{solve, BackendKind, Overrides, Settings};
+    for kind in [BackendKind::Cpu, BackendKind::CpuBits, BackendKind::Bits32] {
+        let out = run(&["solve", "--backend", kind.name(), "--seed", "3", "--format", "jsonl", INKALA], "");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let settings = Settings::resolve(kind, &Overrides { seed: Some(3), ..Overrides::default() }).unwrap();
+        let outcome = solve(&grid(INKALA), &settings, kind.build().unwrap().as_mut()).unwrap();
+        let Status::Solved(solution) = outcome.status else { panic!("{kind:?}: {:?}", outcome.status) };
+        assert_eq!(record["solution"], solution.to_string(), "{kind:?}");
+        assert_eq!(record["sweeps"], outcome.sweeps, "{kind:?}");
+        assert_eq!(record["backend"], kind.name());
+    }
+}
