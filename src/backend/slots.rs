@@ -85,3 +85,54 @@ impl<C: Chains> Slots<C> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamics::Dynamics;
+    use crate::grid::Shape;
+
+    /// Chains that remember the rungs and sweeps they were given.
+    struct Recorder {
+        id: i32,
+        rungs: Vec<u32>,
+        sweeps: u32,
+    }
+
+    impl Chains for Recorder {
+        fn sweep(&mut self, rung_of_replica: &[u32], count: u32) {
+            self.rungs = rung_of_replica.to_vec();
+            self.sweeps += count;
+        }
+        fn energies(&self) -> Vec<i32> {
+            vec![self.id, self.id + 1]
+        }
+        fn spins(&self, replica: usize) -> Vec<u8> {
+            vec![self.id as u8, replica as u8]
+        }
+        fn weights(&self, _replica: usize) -> Vec<u8> {
+            Vec::new()
+        }
+    }
+
+    /// A submission sweeps the loaded slots of its range, each with its own
+    /// replicas' rungs and count; empty slots read as `i32::MAX` and refuse
+    /// to be read.
+    #[test]
+    fn slots_sweep_and_read_their_own_replicas_only() {
+        let layout =
+            Layout { shape: Shape::CLASSIC, slots: 3, replicas_per_slot: 2, rungs: 2, dynamics: Dynamics::default() };
+        let mut slots = Slots::default();
+        slots.configure(&layout);
+        slots.load(0, Recorder { id: 10, rungs: Vec::new(), sweeps: 0 });
+        slots.load(2, Recorder { id: 20, rungs: Vec::new(), sweeps: 0 });
+        slots.submit(1..3, &[0, 1, 1, 0], &[5, 7]);
+        assert_eq!(slots.energies(0..3), vec![10, 11, i32::MAX, i32::MAX, 20, 21]);
+        let swept = slots.read(&[0, 5], |chains, _| (chains.sweeps, chains.rungs.clone())).unwrap();
+        assert_eq!(swept, vec![(0, Vec::new()), (7, vec![1, 0])]);
+        assert_eq!(slots.read(&[5], |chains, r| chains.spins(r)).unwrap(), vec![vec![20, 1]]);
+        assert!(matches!(slots.read(&[3], |_, _| ()), Err(Error::Internal(_))));
+        slots.unload(2);
+        assert_eq!(slots.energies(2..3), vec![i32::MAX; 2]);
+    }
+}
