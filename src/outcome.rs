@@ -1,5 +1,5 @@
 //! What happened to one puzzle: the end of the pipeline, which the
-//! reports (`report.rs`, `bench.rs`) read.
+//! reports (`report.rs`, `bench/`) read.
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! colour class by colour class, as `dynamics.rs` says (single-spin
 //! Metropolis or heat-bath cell moves). `kind.rs` lists the backends: `cpu`
 //! is the reference and `gpu` runs the same arithmetic in WGSL, bit for
-//! bit; `cpu-bits` (`bitsliced/`) and `cpu-lanes` (`lanes.rs`) run the same
+//! bit; `cpu-bits` (`bitsliced/`) and `cpu-lanes` (`lanes/`) run the same
 //! Markov chains with their own arithmetic and random streams; `bits32`
 //! (`cpu/bits.rs`) is the twin of the GPU's bit-sliced kernel (`gpu-bits`).
 //!

@@ -1,6 +1,6 @@
 //! The model packed the way the sweeps read it: for each free spin, the
 //! constraints it lies in. Every CPU engine reads this table; the GPU
-//! uploads the same indices (`gpu/batch.rs`).
+//! uploads the same indices (`gpu/batch/`).
 
 use crate::model::Model;
 

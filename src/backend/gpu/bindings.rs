@@ -34,18 +34,8 @@ impl Binding {
         Binding::Solutions,
         Binding::SlotsToAdvance,
     ];
-    /// What the sweep entry points use.
-    pub const SWEEP: [Binding; 9] = [
-        Binding::Params,
-        Binding::Slots,
-        Binding::SpinData,
-        Binding::RungTables,
-        Binding::RungOfReplica,
-        Binding::InitialTotals,
-        Binding::Totals,
-        Binding::States,
-        Binding::Energies,
-    ];
+    /// What the sweep entry points use: all but the last two.
+    pub const SWEEP: &[Binding] = Binding::ALL.split_at(9).0;
     pub const ADVANCE: [Binding; 2] = [Binding::Params, Binding::SlotsToAdvance];
 
     /// Its `@binding(N)`.

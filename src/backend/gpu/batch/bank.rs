@@ -61,7 +61,7 @@ impl Batch {
                     entries: &entries,
                 })
             };
-            let sweep_group = bind_group(&pipelines.sweep, &Binding::SWEEP);
+            let sweep_group = bind_group(&pipelines.sweep, Binding::SWEEP);
             let gather_group = bind_group(&pipelines.gather, kernel.gather_bindings());
             let advance_group = bind_group(&pipelines.advance, &Binding::ADVANCE);
             let words = slots.len() * (per_slot + kernel.cells as usize);
