@@ -4,8 +4,8 @@
 //! `shaders/bits.wgsl` (32 replicas bit-sliced per u32 word).
 //!
 //! The context (adapter, device, a pipeline per board shape) is built
-//! once per run and [`Backend::configure`] allocates a batch's buffers once; each
-//! [`Backend::load`] writes one puzzle into its slot's part of them. Between
+//! once per run and [`Backend::configure`](crate::backend::Backend::configure) allocates a batch's buffers once; each
+//! [`Backend::load`](crate::backend::Backend::load) writes one puzzle into its slot's part of them. Between
 //! exchange rounds only the slots' sweep counters and the replica→rung map
 //! go up, and only the energies come back, with the cells of each slot's
 //! first zero-energy replica (gathered on the GPU, so a solved puzzle costs
