@@ -18,7 +18,8 @@
 //! holds the device and compiled kernels, `batch.rs` the buffers of a batch
 //! and its rounds. `kernel.rs` is what the host shares with every shader,
 //! and each shader has its host side under its own name: `spins.rs`,
-//! `cells.rs`, `bits.rs`; `bindings.rs` names the bind group's buffers,
+//! `cells.rs`, `bits.rs`; `engine.rs` picks an engine's and computes a
+//! kernel's sizes and WGSL from it; `bindings.rs` names the bind group's buffers,
 //! `variants.rs` holds the experiments a benchmark may select, `faults.rs`
 //! the tests' fault injection.
 
@@ -35,6 +36,8 @@ mod bits;
 mod cells;
 #[cfg(feature = "gpu")]
 mod context;
+#[cfg(feature = "gpu")]
+mod engine;
 #[cfg(feature = "gpu")]
 mod faults;
 #[cfg(feature = "gpu")]
