@@ -6,6 +6,7 @@ use wide::u8x16;
 
 use crate::grid::{symbol, CellSets, Grid};
 use crate::model::Model;
+use crate::outcome::Status;
 
 /// The grid a free-spin state encodes, or `None` when some free cell holds
 /// no digit or more than one.
@@ -105,6 +106,16 @@ fn first_wrong_cell(puzzle: &Grid, solution: &Grid) -> Option<usize> {
 fn no_peer_shares_a_digit(solution: &Grid, sets: &CellSets) -> bool {
     let holds = CellSets::cells_by_digit(&solution.cells, solution.shape.n);
     solution.cells.iter().zip(sets.peers.iter()).all(|(&digit, &peers)| peers & holds[digit as usize] == 0)
+}
+
+/// The status a grid found by the engine earns: it must pass the
+/// independent verifier; if it does not, the engine is broken and nothing
+/// may be printed as solved.
+pub fn checked(puzzle: &Grid, solution: Grid) -> Status {
+    match verify(puzzle, &solution) {
+        Ok(()) => Status::Solved(solution),
+        Err(why) => Status::Failed(format!("the verifier rejected grid {solution}: {why}")),
+    }
 }
 
 #[cfg(test)]

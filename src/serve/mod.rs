@@ -1,7 +1,7 @@
 //! `sudoku-anneal serve`: a local web page that anneals a puzzle live (on
 //! one backend or two side by side) or solves an uploaded collection.
 //!
-//! The page (`page.html`, embedded: it works offline) asks
+//! The page (`page.html` and its script `page.js`, embedded: it works offline) asks
 //! `GET /api/solve?puzzle=…&backend=…` (`live.rs`) and reads the answer as
 //! server-sent events: `frame` a few times a second while the puzzle
 //! anneals, then `done` with the record `solve --format jsonl` would print,
@@ -67,6 +67,7 @@ pub fn serve(addr: SocketAddr, adapter: Option<AdapterName>, ready: impl FnOnce(
         let shared = Shared { runs: Arc::new(Semaphore::new(MAX_RUNS)), adapter };
         let app = Router::new()
             .route("/", get(|| async { Html(include_str!("page.html")) }))
+            .route("/page.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], include_str!("page.js")) }))
             .route("/api/backends", get(backends))
             .route("/api/solve", get(solve))
             .route("/api/collection", post(solve_collection))

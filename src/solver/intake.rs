@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::checked;
+use crate::decode::checked;
 use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::model::Model;

@@ -15,10 +15,9 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 
 use crate::backend::Backend;
-use crate::decode::verify;
 use crate::error::{Error, Result};
 use crate::grid::Grid;
-use crate::outcome::{Outcome, Status};
+use crate::outcome::Outcome;
 use crate::puzzle::{Entry, Input, Next};
 use crate::settings::Settings;
 use intake::{Intake, Pending};
@@ -167,13 +166,4 @@ impl<I: Input> Input for Tracked<'_, I> {
 pub fn solve(puzzle: &Grid, settings: &Settings, backend: &mut dyn Backend) -> Result<Outcome> {
     let outcome = run_one(Entry::of_grid(puzzle.clone()), settings, backend, || false, None)?;
     outcome.ok_or_else(|| Error::Internal("no outcome for the puzzle".into()))
-}
-
-/// A grid reached this far must pass the independent verifier: if it
-/// does not, the engine is broken and nothing may be printed as solved.
-fn checked(puzzle: &Grid, solution: Grid) -> Status {
-    match verify(puzzle, &solution) {
-        Ok(()) => Status::Solved(solution),
-        Err(why) => Status::Failed(format!("the verifier rejected grid {solution}: {why}")),
-    }
 }

@@ -7,10 +7,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::checked;
 use super::intake::{Intake, Pending, Ready};
 use super::observe::{Observer, Progress};
 use crate::backend::{Backend, Layout, Problem};
+use crate::decode::checked;
 use crate::decode::{cells_of, decode};
 use crate::error::Result;
 use crate::grid::Shape;
