@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::outcome::Outcome;
 use crate::puzzle::entries;
 use crate::settings::Settings;
-use crate::solver::{solve_stream, solve_stream_on_threads};
+use crate::solver::{solve_stream, solve_stream_as_chosen};
 
 #[cfg(feature = "plot")]
 pub use plot::plot_svg;
@@ -59,8 +59,9 @@ pub struct Report {
 }
 
 /// Solves each of `files` `runs` times on `backend`, with seeds
-/// `settings.seed`, `+ 1`, …, on `threads` solvers of their own if given
-/// (else one over the batch), after an untimed warm-up: first-use costs of
+/// `settings.seed`, `+ 1`, …, on a solver per thread where the backend's
+/// default batch asks for one and `batch_chosen` is false (else one over
+/// the batch), after an untimed warm-up: first-use costs of
 /// the device belong to no puzzle. `done` hears of each file's report. When
 /// `stop` says so, the run under way is dropped (it would skew every
 /// figure) and the whole runs before it are reported.
@@ -69,7 +70,7 @@ pub fn run_files(
     settings: &Settings,
     files: &[String],
     runs: u64,
-    threads: Option<usize>,
+    batch_chosen: bool,
     stop: impl Fn() -> bool + Sync,
     mut done: impl FnMut(&Report),
 ) -> Result<Vec<Report>> {
@@ -85,7 +86,7 @@ pub fn run_files(
             runs: Vec::new(),
         };
         for seed in (0..runs).map(|run| settings.seed + run) {
-            let run = run_file(file, &Settings { seed, ..settings.clone() }, backend, threads, &stop)?;
+            let run = run_file(file, &Settings { seed, ..settings.clone() }, backend, batch_chosen, &stop)?;
             if stop() {
                 reports.extend((!report.runs.is_empty()).then_some(report));
                 return Ok(reports);
@@ -103,7 +104,7 @@ fn run_file(
     file: &str,
     settings: &Settings,
     backend: &mut dyn Backend,
-    threads: Option<usize>,
+    batch_chosen: bool,
     stop: impl Fn() -> bool + Sync,
 ) -> Result<Run> {
     let mut outcomes = Vec::new();
@@ -113,10 +114,7 @@ fn run_file(
         Ok(())
     };
     let entries = entries(&[file.to_string()], settings.variant);
-    match threads {
-        Some(threads) => solve_stream_on_threads(entries, settings, threads, backend.kind(), keep, stop, || {})?,
-        None => solve_stream(entries, settings, backend, keep, stop)?,
-    }
+    solve_stream_as_chosen(entries, settings, backend, batch_chosen, keep, stop)?;
     let cpu_seconds = process_cpu_seconds().zip(cpu_before).map(|(after, before)| after - before);
     Ok(Run { seed: settings.seed, wall_seconds: started.elapsed().as_secs_f64(), cpu_seconds, outcomes })
 }

@@ -9,7 +9,6 @@ use anyhow::Context;
 use sudoku_anneal::backend::gpu::{list_adapters, AdapterChoice};
 use sudoku_anneal::backend::Backend;
 use sudoku_anneal::puzzle::check_inputs;
-use sudoku_anneal::solver::solver_threads;
 use sudoku_anneal::{bench, say, BackendChoice, BackendKind, Overrides, Settings};
 
 use super::interrupt::Interrupt;
@@ -101,9 +100,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let stop = || interrupt.raised();
     let mut reports = Vec::new();
     for (backend, settings) in &mut backends {
-        let threads = solver_threads(backend.kind(), settings, args.settings.batch.is_some());
         let done = |report: &bench::Report| say!("bench: {} on {} done", report.file, report.backend);
-        reports.extend(bench::run_files(backend.as_mut(), settings, &args.files, args.runs, threads, stop, done)?);
+        let batch_chosen = args.settings.batch.is_some();
+        reports.extend(bench::run_files(backend.as_mut(), settings, &args.files, args.runs, batch_chosen, stop, done)?);
         if stop() {
             break;
         }

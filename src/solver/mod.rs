@@ -23,7 +23,7 @@ use crate::settings::Settings;
 use intake::{Intake, Pending};
 pub use observe::{Observer, Progress};
 use slots::{InFlight, READ_AT_ONCE};
-pub use workers::{solve_stream_on_threads, solver_threads};
+pub use workers::{solve_stream_as_chosen, solve_stream_on_threads, solver_threads};
 
 /// Solves a stream of puzzles, `settings.batch` at a time, and calls `emit`
 /// once per entry in input order, as soon as it and every entry before it

@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::intake::Pending;
 use super::run;
 use crate::backend::kind::{BackendKind, BatchSize};
+use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::outcome::Outcome;
 use crate::puzzle::{Entry, Input, Next};
@@ -121,6 +122,23 @@ pub fn solver_threads(kind: BackendKind, settings: &Settings, batch_chosen: bool
     let per_thread = kind.defaults(settings.variant, Some(settings.moves)).batch == BatchSize::OnePerThread;
     let threads = rayon::current_num_threads();
     (per_thread && !batch_chosen && threads > 1).then_some(threads)
+}
+
+/// [`solve_stream`](super::solve_stream) on [`solver_threads`]' threads
+/// where there are several (`backend` then only names the kind), else on
+/// `backend` itself: what `bench` and the bindings run.
+pub fn solve_stream_as_chosen<I: Input + Send>(
+    entries: I,
+    settings: &Settings,
+    backend: &mut dyn Backend,
+    batch_chosen: bool,
+    emit: impl FnMut(Entry, Outcome) -> Result<()>,
+    stop: impl Fn() -> bool + Sync,
+) -> Result<()> {
+    match solver_threads(backend.kind(), settings, batch_chosen) {
+        Some(threads) => solve_stream_on_threads(entries, settings, threads, backend.kind(), emit, stop, || {}),
+        None => super::solve_stream(entries, settings, backend, emit, stop),
+    }
 }
 
 /// [`solve_stream`](super::solve_stream) on `threads` workers, each with a
