@@ -55,6 +55,12 @@ def test_the_solution_has_energy_zero_and_nothing_else_does():
     assert bqm.energy(solution) == 0
     flipped = {**solution, labels[0]: 1 - solution[labels[0]]}
     assert bqm.energy(flipped) > 0
+    # Two free cells of a row swap their digits: still one digit per cell, two clashes in columns.
+    row = [c for c in range(9) if INKALA[c] == "."]
+    first, second = row[0], row[1]
+    swapped = list(INKALA_SOLUTION)
+    swapped[first], swapped[second] = swapped[second], swapped[first]
+    assert bqm.energy(one_hot("".join(swapped), labels)) > 0
     assert len(sudoku_anneal.to_bqm(INKALA, reduce="none").variables) == 9 * 60
 
 
