@@ -7,6 +7,7 @@ use std::io::Cursor;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use axum::response::sse::Event;
 use serde::Serialize;
 use tokio::sync::mpsc::Sender;
 
@@ -38,7 +39,7 @@ struct Done {
 /// Solves the uploaded `text`, sending `start`, `records` (jsonl lines,
 /// one per data line) and `done` (the summary), or `error`; stops early
 /// when the receiver is gone.
-pub fn run(request: LiveRequest, text: Vec<u8>, sender: &Sender<String>) {
+pub fn run(request: LiveRequest, text: Vec<u8>, sender: &Sender<Event>) {
     if let Err(error) = solve(request, text, sender) {
         #[derive(Serialize)]
         struct Failure {
@@ -50,20 +51,22 @@ pub fn run(request: LiveRequest, text: Vec<u8>, sender: &Sender<String>) {
 
 /// Records not sent yet, and when the last were.
 struct Bunch<'a> {
-    sender: &'a Sender<String>,
+    sender: &'a Sender<Event>,
+    /// The records held, one per line: one `data:` line each on the wire.
     text: String,
     sent: Instant,
 }
 
 impl Bunch<'_> {
-    fn send(&self, text: String) -> Result<(), String> {
-        self.sender.blocking_send(text).map_err(|_| "the page went away".to_string())
+    fn send(&self, event: Event) -> Result<(), String> {
+        self.sender.blocking_send(event).map_err(|_| "the page went away".to_string())
     }
 
     fn add(&mut self, record: &str) {
-        self.text.push_str("data: ");
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
         self.text.push_str(record);
-        self.text.push('\n');
     }
 
     /// Sends what is held once `SEND_EVERY` has passed since the last, or
@@ -74,11 +77,11 @@ impl Bunch<'_> {
         }
         self.sent = Instant::now();
         let text = std::mem::take(&mut self.text);
-        self.send(format!("event: records\n{text}\n"))
+        self.send(Event::default().event("records").data(text))
     }
 }
 
-fn solve(request: LiveRequest, text: Vec<u8>, sender: &Sender<String>) -> Result<(), String> {
+fn solve(request: LiveRequest, text: Vec<u8>, sender: &Sender<Event>) -> Result<(), String> {
     let Prepared { variant, kind, mut backend, settings } = prepare(&request)?;
     let puzzles = count_lines(text.as_slice()).expect("memory reads");
     let bunch = RefCell::new(Bunch { sender, text: String::new(), sent: Instant::now() });

@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
+use axum::response::sse::Event;
 use serde::Serialize;
 use tokio::sync::mpsc::Sender;
 
@@ -87,14 +88,13 @@ struct Failure {
     error: String,
 }
 
-/// An event of the stream, as its text on the wire.
-pub(super) fn event(name: &str, data: &impl Serialize) -> String {
-    let json = serde_json::to_string(data).expect("events always serialize");
-    format!("event: {name}\ndata: {json}\n\n")
+/// An event of the stream: its name, and its data as JSON.
+pub(super) fn event(name: &str, data: &impl Serialize) -> Event {
+    Event::default().event(name).data(serde_json::to_string(data).expect("events always serialize"))
 }
 
 struct Frames<'a> {
-    sender: &'a Sender<String>,
+    sender: &'a Sender<Event>,
     next: Instant,
     backend: &'static str,
 }
@@ -146,7 +146,7 @@ impl Observer for Frames<'_> {
 
 /// Anneals the request's puzzle, sending frames and then `done` (the
 /// record) or `error`; stops early when the receiver is gone.
-pub fn run(request: LiveRequest, sender: &Sender<String>) {
+pub fn run(request: LiveRequest, sender: &Sender<Event>) {
     let result = anneal(request, sender);
     let last = match result {
         Ok(Some(done)) => done,
@@ -176,7 +176,7 @@ pub(super) fn prepare(request: &LiveRequest) -> Result<Prepared, String> {
     Ok(Prepared { variant: settings.variant, kind, backend, settings })
 }
 
-fn anneal(request: LiveRequest, sender: &Sender<String>) -> Result<Option<String>, String> {
+fn anneal(request: LiveRequest, sender: &Sender<Event>) -> Result<Option<Event>, String> {
     let variant = request.settings.model.variant;
     // The puzzle first: a bad line is said before a backend starts.
     let entry = PuzzleReader::new(request.puzzle.as_bytes(), variant)
@@ -190,5 +190,5 @@ fn anneal(request: LiveRequest, sender: &Sender<String>) -> Result<Option<String
         solve_observed(entry.clone(), &settings, backend.as_mut(), &mut frames, stop).map_err(|e| e.to_string())?;
     // The record is one line of JSON already: the event's data as it is.
     Ok(outcome
-        .map(|outcome| format!("event: done\ndata: {}\n\n", record(Format::Jsonl, &entry, &outcome, kind.name()))))
+        .map(|outcome| Event::default().event("done").data(record(Format::Jsonl, &entry, &outcome, kind.name()))))
 }

@@ -22,6 +22,7 @@ use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, StatusCode};
+use axum::response::sse::{Event, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -138,7 +139,7 @@ fn busy() -> Response {
 /// frees its place when the thread is done.
 fn stream_events(
     permit: tokio::sync::OwnedSemaphorePermit,
-    work: impl FnOnce(&mpsc::Sender<String>) + Send + 'static,
+    work: impl FnOnce(&mpsc::Sender<Event>) + Send + 'static,
 ) -> Response {
     let (sender, receiver) = mpsc::channel(16);
     std::thread::spawn(move || {
@@ -146,13 +147,9 @@ fn stream_events(
         drop(permit);
     });
     let events = futures_util::stream::unfold(receiver, |mut receiver| async move {
-        receiver.recv().await.map(|event: String| (Ok::<_, std::convert::Infallible>(event), receiver))
+        receiver.recv().await.map(|event| (Ok::<_, std::convert::Infallible>(event), receiver))
     });
-    Response::builder()
-        .header(header::CONTENT_TYPE, "text/event-stream")
-        .header(header::CACHE_CONTROL, "no-cache")
-        .body(Body::from_stream(events))
-        .expect("the response's headers are valid")
+    Sse::new(events).into_response()
 }
 
 async fn solve(
