@@ -210,6 +210,18 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     let shown = browser.script("return lineFromGrid()");
     assert_eq!(shown, exact_solve(&grid(INKALA)).unwrap().to_string().as_str());
 
+    // The page opens on the tempering preset, whose every frame gives its
+    // 8 rungs from 0.5 to 1.2; "as solve runs it" is the backend's one
+    // temperature (cell moves on 9×9 boards).
+    let ladder = "const t = panels[0].temperatures; return [t.length, t[0], Math.round(t.at(-1) * 1e6) / 1e6]";
+    assert_eq!(browser.script(ladder), json!([8, 0.5, 1.2]));
+    browser.script("const p = document.getElementById('preset'); p.value = 'solve'; p.dispatchEvent(new Event('change'))");
+    assert_eq!(browser.script("return document.getElementById('replicas').value"), json!(""));
+    browser.click("#solve");
+    let rungs = browser.until("return panels.length === 1 && panels[0].record && panels[0].temperatures", "solve's run");
+    assert_eq!(rungs, json!([1.2]));
+    browser.script("const p = document.getElementById('preset'); p.value = 'ladder'; p.dispatchEvent(new Event('change'))");
+
     // A new puzzle typed: the last run's panel goes.
     assert_eq!(browser.script("return document.querySelectorAll('#panels .panel').length"), json!(1));
     browser.type_into("#line", EASY);

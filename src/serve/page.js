@@ -1,6 +1,16 @@
 "use strict";
 const INKALA = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
-const SETTINGS = ["variant", "moves", "weights", "reduce", "replicas", "ladders", "seed"];
+const SETTINGS = ["variant", "moves", "weights", "reduce", "replicas", "ladders", "t_min", "t_max", "seed"];
+/// The presets' ladder settings; "solve" leaves every one to the backend.
+/// The ladder costs the default dynamics about 1.4× the median work of
+/// solve's 32 chains at one temperature on examples/hard.txt (BENCHMARKS.md).
+const PRESETS = {
+  ladder: { replicas: 8, ladders: 4, t_min: 0.5, t_max: 1.2 },
+  solve: { replicas: "", ladders: "", t_min: "", t_max: "" },
+};
+function applyPreset() {
+  for (const [id, value] of Object.entries(PRESETS[$("preset").value] || {})) $(id).value = value;
+}
 const $ = id => document.getElementById(id);
 let cells = [], clues = "", controller = null, panels = [];
 
@@ -372,6 +382,10 @@ $("line").addEventListener("input", () => {
   showLine(cells, l, clashes(l));
   forgetRun();
 });
+$("preset").onchange = applyPreset;
+// A ladder setting edited by hand makes the settings custom.
+for (const id of Object.keys(PRESETS.ladder)) $(id).addEventListener("input", () => { $("preset").value = "custom"; });
+applyPreset();
 $("solve-file").onclick = solveFile;
 $("stop-file").onclick = () => collection && collection.controller.abort();
 $("download").onclick = download;
