@@ -152,6 +152,11 @@ impl Browser {
         }
     }
 
+    /// The window at `width` × `height` pixels (headless Chromium's narrowest is 500).
+    fn resize(&self, width: u32, height: u32) {
+        self.session("POST", "/window/rect", Some(json!({"width": width, "height": height})));
+    }
+
     fn screenshot(&self, path: &std::path::Path) {
         let png = base64(self.session("GET", "/screenshot", None).as_str().unwrap());
         std::fs::write(path, png).unwrap();
@@ -279,6 +284,14 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     browser.click("#stop");
     browser.until(&format!("return {MESSAGE} === 'stopped'"), "the stop");
     assert_eq!(browser.script("return document.getElementById('solve').disabled"), false);
+
+    // On a phone's width nothing is wider than the screen, the run's panels included.
+    browser.resize(420, 900);
+    let widths = browser.until(
+        "return window.innerWidth < 600 && [document.documentElement.scrollWidth, window.innerWidth]",
+        "the narrow window",
+    );
+    assert!(widths[0].as_u64() <= widths[1].as_u64(), "the page scrolls sideways: {widths}");
 }
 
 #[test]
