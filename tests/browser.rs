@@ -278,6 +278,15 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     );
     browser.click("#solve");
     browser.until("return panels.every(p => p.history.length >= 8)", "frames of both ladders");
+    // The preset's 8 rungs: the first ladder's replicas, one on each, travel between them.
+    let paths: Vec<Vec<u32>> =
+        serde_json::from_value(browser.script("return panels[0].history.map(h => h.paths)")).unwrap();
+    for rungs in &paths {
+        let mut sorted = rungs.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..8).collect::<Vec<u32>>());
+    }
+    assert!(paths.iter().any(|rungs| rungs != &paths[0]), "no replica changed rung: {paths:?}");
     if let Some(path) = std::env::var_os("SUDOKU_ANNEAL_SCREENSHOT") {
         browser.screenshot(std::path::Path::new(&path));
     }

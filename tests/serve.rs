@@ -188,6 +188,16 @@ fn ladder_frames_carry_each_rungs_temperature() {
     assert_eq!(frame["swap_acceptance"].as_array().unwrap().len(), 15);
     assert_eq!(frame["replicas"], 16, "cpu's single-spin ladder: 1 × 16");
     assert_eq!(frame["series_are_rungs"], true);
+    // The first ladder's replicas stand one on each rung, and every
+    // replica's energy is on its rung's list, the lowest the rung's series.
+    let mut paths: Vec<u64> = frame["paths"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).collect();
+    paths.sort_unstable();
+    assert_eq!(paths, (0..16).collect::<Vec<u64>>());
+    let rung_energies = frame["rung_energies"].as_array().unwrap();
+    assert_eq!(rung_energies.iter().map(|e| e.as_array().unwrap().len()).sum::<usize>(), 16);
+    for (energies, lowest) in rung_energies.iter().zip(frame["series"].as_array().unwrap()) {
+        assert_eq!(energies.as_array().unwrap().iter().map(|e| e.as_i64().unwrap()).min(), lowest.as_i64());
+    }
 }
 
 #[test]

@@ -76,6 +76,12 @@ struct Frame {
     backend: &'static str,
     replicas: usize,
     swap_acceptance: Vec<Option<f64>>,
+    /// The rung each replica of the first ladder stands on, replica by
+    /// replica: over frames, the paths replicas travel through the rungs.
+    paths: Vec<u32>,
+    /// Every replica's plain energy on each rung, coldest first (one list on
+    /// one-rung ladders): the energy distribution per rung.
+    rung_energies: Vec<Vec<i32>>,
     best_energy: i32,
     /// The lowest-energy replica's grid ('.' where a cell holds no digit
     /// or several) and its cells that share a digit with a unit peer.
@@ -107,17 +113,18 @@ impl Observer for Frames<'_> {
     fn round(&mut self, progress: Progress<'_>) {
         self.next = Instant::now() + FRAME_EVERY;
         let rungs = progress.rung_of_replica.iter().max().map_or(1, |&r| r as usize + 1);
+        let rung_energies: Vec<Vec<i32>> = (0..rungs as u32)
+            .map(|rung| {
+                let on_rung = progress.energies.iter().zip(&progress.rung_of_replica).filter(|&(_, &r)| r == rung);
+                on_rung.map(|(&e, _)| e).collect()
+            })
+            .collect();
         let series = match rungs {
             1 => {
                 let per = progress.energies.len().div_ceil(MAX_SERIES);
                 progress.energies.chunks(per).map(|group| *group.iter().min().expect("not empty")).collect()
             }
-            _ => (0..rungs as u32)
-                .map(|rung| {
-                    let on_rung = progress.energies.iter().zip(&progress.rung_of_replica).filter(|&(_, &r)| r == rung);
-                    on_rung.map(|(&e, _)| e).min().unwrap_or(0)
-                })
-                .collect(),
+            _ => rung_energies.iter().map(|on_rung| on_rung.iter().min().copied().unwrap_or(0)).collect(),
         };
         let frame = Frame {
             sweeps: progress.sweeps,
@@ -130,6 +137,8 @@ impl Observer for Frames<'_> {
             backend: self.backend,
             replicas: progress.energies.len(),
             swap_acceptance: progress.swap_acceptance,
+            paths: progress.rung_of_replica[..rungs.min(progress.rung_of_replica.len())].to_vec(),
+            rung_energies,
             best_energy: progress.best_energy,
             conflicts: conflicts(&progress.best),
             best: progress.best.to_string(),

@@ -153,8 +153,8 @@ class Panel {
     this.q("time").textContent = f.seconds.toFixed(2) + " s";
     this.q("name").textContent = f.backend;
     this.temperatures = f.temperatures; this.replicas = f.replicas;
-    this.history.push({ sweeps: f.sweeps, series: f.series, rungs: f.series_are_rungs });
-    this.drawChart(); this.drawSwaps(f.swap_acceptance);
+    this.history.push({ sweeps: f.sweeps, series: f.series, rungs: f.series_are_rungs, paths: f.paths });
+    this.drawChart(); this.drawSwaps(f.swap_acceptance); this.drawPaths(); this.drawSpread(f.rung_energies);
     if (f.best) showLine(this.grid, f.best, f.conflicts);
   }
   done(r) {
@@ -195,6 +195,40 @@ class Panel {
     g.fillStyle = last.rungs ? "hsl(0, 70%, 45%)" : "#667";
     if (count > 1) g.fillText(last.rungs ? `T = ${t(count - 1)} (hottest)` : `at T = ${t(0)},`, W - R + 6, T + 26);
     if (!last.rungs && count > 1) g.fillText("the lowest of each", W - R + 6, T + 42);
+  }
+  /// Each replica of the first ladder as a line through the rungs over
+  /// sweeps (coldest at the bottom): replica exchange made visible.
+  drawPaths() {
+    const canvas = this.q("paths"), g = canvas.getContext("2d"), W = canvas.width, H = canvas.height;
+    const L = 44, B = 14, T = 6, history = this.history, last = history[history.length - 1];
+    g.clearRect(0, 0, W, H); g.font = "11px sans-serif"; g.fillStyle = "#667";
+    const rungs = last.paths.length;
+    if (rungs < 2) { g.fillText("one rung per ladder: no replica moves between temperatures", 4, 20); return; }
+    const maxS = Math.max(1, last.sweeps);
+    const x = s => L + (W - L - 8) * s / maxS, y = r => H - B - (H - B - T) * r / (rungs - 1);
+    g.fillText("hottest", 2, T + 8); g.fillText("coldest", 2, H - B);
+    for (let replica = 0; replica < rungs; replica++) {
+      g.strokeStyle = `hsl(${360 * replica / rungs}, 65%, 45%)`; g.lineWidth = 1.5; g.beginPath();
+      history.forEach((h, i) => { const p = [x(h.sweeps), y(h.paths[replica])]; i ? g.lineTo(...p) : g.moveTo(...p); });
+      g.stroke();
+    }
+  }
+  /// Every replica's plain energy at each rung, a row per rung (coldest
+  /// at the bottom): where the ladder's energy distributions overlap, replicas exchange.
+  drawSpread(rungEnergies) {
+    const canvas = this.q("spread"), g = canvas.getContext("2d"), W = canvas.width, H = canvas.height;
+    const L = 44, B = 14, T = 6, rows = rungEnergies.length;
+    g.clearRect(0, 0, W, H); g.font = "11px sans-serif"; g.fillStyle = "#667";
+    const maxE = Math.max(1, ...rungEnergies.flat());
+    const x = e => L + (W - L - 8) * e / maxE, row = (H - B - T) / rows;
+    g.fillText("0", L - 3, H - 2); g.fillText(String(maxE), W - 30, H - 2);
+    rungEnergies.forEach((energies, k) => {
+      const top = H - B - (k + 1) * row;
+      if (rows > 1) g.fillText(`T ${(this.temperatures ?? [])[k]?.toFixed(2) ?? "?"}`, 2, top + row / 2 + 4);
+      g.fillStyle = `hsla(${rows > 1 ? 220 - 220 * k / (rows - 1) : 220}, 70%, 45%, 0.45)`;
+      for (const e of energies) g.fillRect(x(e) - 1.5, top + 1, 3, Math.max(2, row - 2));
+      g.fillStyle = "#667";
+    });
   }
   drawSwaps(acceptance) {
     const canvas = this.q("swaps"), g = canvas.getContext("2d"), W = canvas.width, H = canvas.height;
