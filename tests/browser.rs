@@ -220,12 +220,16 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     // temperature (cell moves on 9×9 boards).
     let ladder = "const t = panels[0].temperatures; return [t.length, t[0], Math.round(t.at(-1) * 1e6) / 1e6]";
     assert_eq!(browser.script(ladder), json!([8, 0.5, 1.2]));
-    browser.script("const p = document.getElementById('preset'); p.value = 'solve'; p.dispatchEvent(new Event('change'))");
+    browser
+        .script("const p = document.getElementById('preset'); p.value = 'solve'; p.dispatchEvent(new Event('change'))");
     assert_eq!(browser.script("return document.getElementById('replicas').value"), json!(""));
     browser.click("#solve");
-    let rungs = browser.until("return panels.length === 1 && panels[0].record && panels[0].temperatures", "solve's run");
+    let rungs =
+        browser.until("return panels.length === 1 && panels[0].record && panels[0].temperatures", "solve's run");
     assert_eq!(rungs, json!([1.2]));
-    browser.script("const p = document.getElementById('preset'); p.value = 'ladder'; p.dispatchEvent(new Event('change'))");
+    browser.script(
+        "const p = document.getElementById('preset'); p.value = 'ladder'; p.dispatchEvent(new Event('change'))",
+    );
 
     // A new puzzle typed: the last run's panel goes.
     assert_eq!(browser.script("return document.querySelectorAll('#panels .panel').length"), json!(1));
@@ -323,6 +327,9 @@ fn the_page_solves_an_uploaded_file_and_offers_its_records() {
         assert_eq!(record["solution"], exact_solve(&grid(&puzzle[..81])).unwrap().to_string().as_str());
     }
     assert_eq!(records[5]["status"], "invalid");
+    // The lines not solved are listed with why: here the one invalid line.
+    let misses = browser.script("return [...document.querySelectorAll('#misses li')].map(li => li.textContent)");
+    assert_eq!(misses, json!(["line 9: invalid: character 't' at column 3 is not a cell (1-9, A-P, '.' or '0')"]));
     assert_eq!(browser.script("return document.getElementById('download').disabled"), false);
     assert_eq!(browser.script("return document.getElementById('progress').value"), 1.0);
 }

@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use clap::ValueEnum;
 use axum::response::sse::Event;
+use clap::ValueEnum;
 use serde::Serialize;
 use tokio::sync::mpsc::Sender;
 
@@ -198,6 +198,5 @@ fn anneal(request: LiveRequest, sender: &Sender<Event>) -> Result<Option<Event>,
     let outcome =
         solve_observed(entry.clone(), &settings, backend.as_mut(), &mut frames, stop).map_err(|e| e.to_string())?;
     // The record is one line of JSON already: the event's data as it is.
-    Ok(outcome
-        .map(|outcome| Event::default().event("done").data(record(Format::Jsonl, &entry, &outcome, kind.name()))))
+    Ok(outcome.map(|outcome| Event::default().event("done").data(record(Format::Jsonl, &entry, &outcome, kind.name()))))
 }

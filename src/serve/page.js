@@ -327,6 +327,8 @@ async function solve() {
 // A collection: records kept for the download, counts, and the
 // time-to-solution CDF from log-spaced bins (1 µs to 1000 s).
 const BINS = 180, LOW = -6, HIGH = 3;
+/// Lines not solved listed by the counts, at most.
+const MISSES_SHOWN = 20;
 let collection = null;
 
 function drawCdf() {
@@ -364,6 +366,10 @@ function onRecords(lines) {
     const r = JSON.parse(line);
     c.records.push(line);
     c[r.status] = (c[r.status] || 0) + 1;
+    if (r.status !== "solved" && $("misses").children.length < MISSES_SHOWN) {
+      const why = r.status === "unsolved" ? `unsolved in ${fmt(r.sweeps)} sweeps` : `${r.status}: ${r.error}`;
+      $("misses").appendChild(Object.assign(document.createElement("li"), { textContent: `line ${r.line}: ${why}` }));
+    }
     if (r.status === "solved") {
       const k = Math.min(BINS, Math.max(0, Math.ceil((Math.log10(Math.max(r.seconds, 1e-9)) - LOW) / (HIGH - LOW) * BINS)));
       c.bins[k] = (c.bins[k] || 0) + 1;
@@ -376,6 +382,7 @@ async function solveFile() {
   const file = $("file").files[0];
   if (!file) { collection = null; showCounts("choose a file first", "error"); return; }
   collection = { name: file.name, puzzles: 0, records: [], bins: [], solved: 0, unsolved: 0, invalid: 0, failed: 0 };
+  $("misses").innerHTML = "";
   $("solve-file").disabled = true; $("stop-file").disabled = false; $("download").disabled = true;
   showCounts("uploading…");
   const stop = collection.controller = new AbortController();
