@@ -338,7 +338,12 @@ function drawCdf() {
   g.strokeStyle = "#ccd"; g.fillStyle = "#667"; g.lineWidth = 1;
   g.beginPath(); g.moveTo(L, T); g.lineTo(L, H - B); g.lineTo(W - R, H - B); g.stroke();
   g.fillText("1", 20, T + 8); g.fillText("0", 20, H - B);
-  for (let d = LOW; d <= HIGH; d += 3) g.fillText(d < 0 ? `1e${d} s` : `${10 ** d} s`, L + (W - L - R) * (d - LOW) / (HIGH - LOW) - 10, H - B + 14);
+  // Each label centred on its tick, the last one ending at the axis' end: none is clipped.
+  for (let d = LOW; d <= HIGH; d += 3) {
+    g.textAlign = d === HIGH ? "right" : d === LOW ? "left" : "center";
+    g.fillText(d < 0 ? `1e${d} s` : `${10 ** d} s`, L + (W - L - R) * (d - LOW) / (HIGH - LOW), H - B + 14);
+  }
+  g.textAlign = "left";
   g.fillText("share of the file solved within a time", L + 20, H - 3);
   if (!c || !c.puzzles) return;
   g.strokeStyle = "#2357c4"; g.lineWidth = 2; g.beginPath();
