@@ -236,6 +236,34 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     browser.type_into("#line", EASY);
     assert_eq!(browser.script("return document.querySelectorAll('#panels .panel').length"), json!(0));
 
+    // An empty board of a side picked, for the rules chosen: a 6×6 one only
+    // as a Latin square.
+    browser.script("document.getElementById('size').value = '16'; document.getElementById('empty').click()");
+    assert_eq!(
+        browser.script("return [cells.length, document.getElementById('line').value]"),
+        json!([256, ".".repeat(256)])
+    );
+    browser.script("document.getElementById('size').value = '6'; document.getElementById('empty').click()");
+    assert_eq!(
+        browser.script(&format!("return [cells.length, {MESSAGE}.includes('needs the latin rules')]")),
+        json!([256, true])
+    );
+    browser.script(
+        "document.getElementById('variant').value = 'latin'; document.getElementById('empty').click(); \
+         document.getElementById('backend').value = 'cpu-lanes'; document.getElementById('solve').click()",
+    );
+    let latin =
+        browser.until("return panels.length === 1 && panels[0].record && panels[0].record.solution", "a Latin square");
+    let latin = latin.as_str().unwrap();
+    assert_eq!(latin.len(), 36);
+    for i in 0..6 {
+        let row: std::collections::HashSet<char> = latin[6 * i..6 * i + 6].chars().collect();
+        let column: std::collections::HashSet<char> = latin.chars().skip(i).step_by(6).collect();
+        assert_eq!((row.len(), column.len()), (6, 6), "{latin}");
+    }
+    browser.script("document.getElementById('variant').value = 'standard'");
+    browser.type_into("#line", EASY);
+
     // Arrow keys move between the cells.
     browser.script(
         "cells[0].focus(); cells[0].dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }));",

@@ -419,6 +419,14 @@ function download() {
 $("solve").onclick = solve;
 $("stop").onclick = () => controller && controller.abort();
 $("example").onclick = () => setPuzzle(INKALA);
+// An empty board of the side chosen, if the rules have one (boxes need a square side).
+$("empty").onclick = () => {
+  const n = Number($("size").value);
+  if ($("variant").value !== "latin" && !boxSide(n)) {
+    say(`a Sudoku's side is 4, 9, 16 or 25; an empty ${n}×${n} board needs the latin rules`, "error"); return;
+  }
+  if (setPuzzle(".".repeat(n * n))) forgetRun();
+};
 $("clear").onclick = () => { clues = ""; cells = buildGrid($("grid"), Math.sqrt(cells.length), true); $("line").value = ""; say(""); forgetRun(); };
 $("line").addEventListener("input", () => {
   const l = $("line").value.trim(), n = boardSide(l);
