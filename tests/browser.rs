@@ -360,4 +360,17 @@ fn the_page_solves_an_uploaded_file_and_offers_its_records() {
     assert_eq!(misses, json!(["line 9: invalid: character 't' at column 3 is not a cell (1-9, A-P, '.' or '0')"]));
     assert_eq!(browser.script("return document.getElementById('download').disabled"), false);
     assert_eq!(browser.script("return document.getElementById('progress').value"), 1.0);
+
+    // At 1,400 px a 25×25 board's run is in sight beside it.
+    browser.resize(1400, 1000);
+    let big = include_str!("../examples/25x25.txt").lines().find(|l| !l.starts_with('#')).unwrap();
+    browser.type_into("#line", &big[..625]);
+    browser.click("#solve");
+    browser.until("return panels.length === 1 && panels[0].history.length > 0", "a 25×25 frame");
+    let place = browser.script(
+        "const r = document.querySelector('.panel').getBoundingClientRect(), g = document.getElementById('grid').getBoundingClientRect(); \
+         return [r.top < window.innerHeight, r.left >= g.right]",
+    );
+    assert_eq!(place, json!([true, true]), "the run's panel is beside the board, in sight");
+    browser.click("#stop");
 }
