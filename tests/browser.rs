@@ -355,6 +355,14 @@ fn the_page_solves_an_uploaded_file_and_offers_its_records() {
         assert_eq!(record["solution"], exact_solve(&grid(&puzzle[..81])).unwrap().to_string().as_str());
     }
     assert_eq!(records[5]["status"], "invalid");
+    // The work histogram holds every solved puzzle, in the bin of its attempts.
+    let work =
+        browser.script("return [collection.work.reduce((a, n) => a + (n || 0), 0), collection.work.findIndex(n => n)]");
+    let least = records.iter().filter_map(|r| r["attempts"].as_f64()).filter(|&a| a > 0.0).fold(f64::MAX, f64::min);
+    assert_eq!(work, json!([5, ((least.log10() - 3.0) * 4.0).floor() as i64]));
+    let bars = "const d = document.getElementById('work').getContext('2d').getImageData(0, 0, 330, 120).data; \
+                let n = 0; for (let i = 0; i < d.length; i += 4) n += d[i] === 0x23 && d[i + 2] === 0xc4; return n";
+    assert!(browser.script(bars).as_u64().unwrap() > 50, "the histogram's bars are drawn");
     // The lines not solved are listed with why: here the one invalid line.
     let misses = browser.script("return [...document.querySelectorAll('#misses li')].map(li => li.textContent)");
     assert_eq!(misses, json!(["line 9: invalid: character 't' at column 3 is not a cell (1-9, A-P, '.' or '0')"]));

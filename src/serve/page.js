@@ -327,6 +327,8 @@ async function solve() {
 // A collection: records kept for the download, counts, and the
 // time-to-solution CDF from log-spaced bins (1 µs to 1000 s).
 const BINS = 180, LOW = -6, HIGH = 3;
+/// The work histogram's bins: attempts per solved puzzle, 10^3 to 10^11, four a decade.
+const WORK_LOW = 3, WORK_HIGH = 11, WORK_BINS = 4 * (WORK_HIGH - WORK_LOW);
 /// Lines not solved listed by the counts, at most.
 const MISSES_SHOWN = 20;
 let collection = null;
@@ -356,13 +358,31 @@ function drawCdf() {
   g.stroke();
 }
 
+/// How many solved puzzles took each amount of work (attempts, log scale).
+function drawWork() {
+  const canvas = $("work"), g = canvas.getContext("2d"), W = canvas.width, H = canvas.height;
+  const L = 34, B = 30, T = 8, R = 8, c = collection, bins = c ? c.work : [];
+  g.clearRect(0, 0, W, H); g.font = "11px sans-serif"; g.strokeStyle = "#ccd"; g.fillStyle = "#667"; g.lineWidth = 1;
+  g.beginPath(); g.moveTo(L, T); g.lineTo(L, H - B); g.lineTo(W - R, H - B); g.stroke();
+  for (let d = WORK_LOW; d <= WORK_HIGH; d += 2) {
+    g.textAlign = d === WORK_HIGH ? "right" : d === WORK_LOW ? "left" : "center";
+    g.fillText(`1e${d}`, L + (W - L - R) * (d - WORK_LOW) / (WORK_HIGH - WORK_LOW), H - B + 14);
+  }
+  g.textAlign = "left"; g.fillText("attempts per solved puzzle", L + 40, H - 3);
+  // Array.from visits the empty bins too (map would keep them holes).
+  const most = Math.max(1, ...Array.from(bins, n => n || 0)), w = (W - L - R) / WORK_BINS;
+  g.fillText(String(most), 4, T + 8);
+  g.fillStyle = "#2357c4";
+  bins.forEach((n, k) => { if (n) g.fillRect(L + k * w + 1, H - B - (H - B - T) * n / most, w - 2, (H - B - T) * n / most); });
+}
+
 function showCounts(text = "", kind = "") {
   const c = collection, m = $("counts");
   const head = c ? `${c.records.length} / ${c.puzzles} puzzles · ${c.solved} solved, ${c.unsolved} unsolved, ${c.invalid} invalid` +
     (c.failed ? `, ${c.failed} failed` : "") : "";
   m.textContent = [head, text].filter(t => t).join(" · "); m.className = "message " + kind;
   $("progress").value = c && c.puzzles ? c.records.length / c.puzzles : 0;
-  drawCdf();
+  drawCdf(); drawWork();
 }
 
 function onRecords(lines) {
@@ -378,6 +398,8 @@ function onRecords(lines) {
     if (r.status === "solved") {
       const k = Math.min(BINS, Math.max(0, Math.ceil((Math.log10(Math.max(r.seconds, 1e-9)) - LOW) / (HIGH - LOW) * BINS)));
       c.bins[k] = (c.bins[k] || 0) + 1;
+      const w = Math.min(WORK_BINS - 1, Math.max(0, Math.floor((Math.log10(Math.max(r.attempts, 1)) - WORK_LOW) * 4)));
+      c.work[w] = (c.work[w] || 0) + 1;
     }
   }
   showCounts();
@@ -386,7 +408,7 @@ function onRecords(lines) {
 async function solveFile() {
   const file = $("file").files[0];
   if (!file) { collection = null; showCounts("choose a file first", "error"); return; }
-  collection = { name: file.name, puzzles: 0, records: [], bins: [], solved: 0, unsolved: 0, invalid: 0, failed: 0 };
+  collection = { name: file.name, puzzles: 0, records: [], bins: [], work: [], solved: 0, unsolved: 0, invalid: 0, failed: 0 };
   $("misses").innerHTML = "";
   $("solve-file").disabled = true; $("stop-file").disabled = false; $("download").disabled = true;
   showCounts("uploading…");
@@ -444,7 +466,7 @@ $("solve-file").onclick = solveFile;
 $("stop-file").onclick = () => collection && collection.controller.abort();
 $("download").onclick = download;
 cells = buildGrid($("grid"), 9, true);
-drawCdf();
+drawCdf(); drawWork();
 fetch("/api/backends").then(r => r.json()).then(info => {
   for (const select of [$("backend"), $("versus")]) {
     for (const b of info.backends) {
