@@ -333,20 +333,26 @@ const WORK_LOW = 3, WORK_HIGH = 11, WORK_BINS = 4 * (WORK_HIGH - WORK_LOW);
 const MISSES_SHOWN = 20;
 let collection = null;
 
-function drawCdf() {
-  const canvas = $("cdf"), g = canvas.getContext("2d"), W = canvas.width, H = canvas.height;
-  const L = 34, B = 30, T = 8, R = 8, c = collection;
-  g.clearRect(0, 0, W, H); g.font = "11px sans-serif";
-  g.strokeStyle = "#ccd"; g.fillStyle = "#667"; g.lineWidth = 1;
+/// A log-scale plot's frame on `canvas`: cleared, its axes, a label per
+/// `step` decades from 10^low to 10^high (each centred on its tick, the
+/// ends inside the axis: none clipped) and a caption; the plot's box.
+function logFrame(canvas, low, high, step, label, caption) {
+  const g = canvas.getContext("2d"), W = canvas.width, H = canvas.height, L = 34, B = 30, T = 8, R = 8;
+  g.clearRect(0, 0, W, H); g.font = "11px sans-serif"; g.strokeStyle = "#ccd"; g.fillStyle = "#667"; g.lineWidth = 1;
   g.beginPath(); g.moveTo(L, T); g.lineTo(L, H - B); g.lineTo(W - R, H - B); g.stroke();
-  g.fillText("1", 20, T + 8); g.fillText("0", 20, H - B);
-  // Each label centred on its tick, the last one ending at the axis' end: none is clipped.
-  for (let d = LOW; d <= HIGH; d += 3) {
-    g.textAlign = d === HIGH ? "right" : d === LOW ? "left" : "center";
-    g.fillText(d < 0 ? `1e${d} s` : `${10 ** d} s`, L + (W - L - R) * (d - LOW) / (HIGH - LOW), H - B + 14);
+  for (let d = low; d <= high; d += step) {
+    g.textAlign = d === high ? "right" : d === low ? "left" : "center";
+    g.fillText(label(d), L + (W - L - R) * (d - low) / (high - low), H - B + 14);
   }
-  g.textAlign = "left";
-  g.fillText("share of the file solved within a time", L + 20, H - 3);
+  g.textAlign = "left"; g.fillText(caption, L + 20, H - 3);
+  return { g, W, H, L, B, T, R };
+}
+
+function drawCdf() {
+  const c = collection;
+  const { g, W, H, L, B, T, R } = logFrame($("cdf"), LOW, HIGH, 3, d => d < 0 ? `1e${d} s` : `${10 ** d} s`,
+    "share of the file solved within a time");
+  g.fillText("1", 20, T + 8); g.fillText("0", 20, H - B);
   if (!c || !c.puzzles) return;
   g.strokeStyle = "#2357c4"; g.lineWidth = 2; g.beginPath();
   let sum = 0;
@@ -360,15 +366,8 @@ function drawCdf() {
 
 /// How many solved puzzles took each amount of work (attempts, log scale).
 function drawWork() {
-  const canvas = $("work"), g = canvas.getContext("2d"), W = canvas.width, H = canvas.height;
-  const L = 34, B = 30, T = 8, R = 8, c = collection, bins = c ? c.work : [];
-  g.clearRect(0, 0, W, H); g.font = "11px sans-serif"; g.strokeStyle = "#ccd"; g.fillStyle = "#667"; g.lineWidth = 1;
-  g.beginPath(); g.moveTo(L, T); g.lineTo(L, H - B); g.lineTo(W - R, H - B); g.stroke();
-  for (let d = WORK_LOW; d <= WORK_HIGH; d += 2) {
-    g.textAlign = d === WORK_HIGH ? "right" : d === WORK_LOW ? "left" : "center";
-    g.fillText(`1e${d}`, L + (W - L - R) * (d - WORK_LOW) / (WORK_HIGH - WORK_LOW), H - B + 14);
-  }
-  g.textAlign = "left"; g.fillText("attempts per solved puzzle", L + 40, H - 3);
+  const bins = collection ? collection.work : [];
+  const { g, W, H, L, B, T, R } = logFrame($("work"), WORK_LOW, WORK_HIGH, 2, d => `1e${d}`, "attempts per solved puzzle");
   // Array.from visits the empty bins too (map would keep them holes).
   const most = Math.max(1, ...Array.from(bins, n => n || 0)), w = (W - L - R) / WORK_BINS;
   g.fillText(String(most), 4, T + 8);
