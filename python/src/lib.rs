@@ -157,6 +157,14 @@ impl Records {
     }
 }
 
+/// Where a run's puzzles come from.
+enum Source {
+    /// One puzzle a line.
+    Lines(Vec<String>),
+    /// Files of one puzzle per line, read as the command line reads them.
+    Files(Vec<String>),
+}
+
 /// Starts a run over puzzle `lines` (one puzzle each) or `files` (read as
 /// the command line reads them) on `backend` with `settings`; its records
 /// come from the iterator returned. Errors in the settings, the backend and
@@ -171,12 +179,17 @@ fn records(
     backend: String,
     settings: Vec<(String, String)>,
 ) -> PyResult<Records> {
-    if let Some(line) = lines.iter().flatten().find(|l| l.contains(['\n', '\r'])) {
-        return Err(PyValueError::new_err(format!("a puzzle is one line; this one has several: {line:?}")));
-    }
-    if let Some(files) = &files {
-        check_inputs(files).map_err(to_python)?;
-    }
+    let source = match (lines, files) {
+        (Some(lines), None) => {
+            lines.iter().try_for_each(|line| one_line(line))?;
+            Source::Lines(lines)
+        }
+        (None, Some(files)) => {
+            check_inputs(&files).map_err(to_python)?;
+            Source::Files(files)
+        }
+        _ => return Err(PyValueError::new_err("give puzzle lines or files, not both")),
+    };
     let run = Run::start(py, backend, settings, move |job: Job<'_, String>| {
         let name = job.backend.kind().name();
         let emit = |entry: Entry, outcome| {
@@ -184,19 +197,18 @@ fn records(
             job.send.send(Ok(line)).map_err(|_| Error::Internal("nobody reads the records".into()))
         };
         let variant = job.settings.variant;
-        match (lines, files) {
-            (Some(lines), None) => {
+        match source {
+            Source::Lines(lines) => {
                 let text = lines.join("\n").into_bytes();
                 let read = PuzzleReader::new(Cursor::new(text), variant)
                     .enumerate()
                     .map(|(index, entry)| entry.map(|entry| Entry { index, ..entry }).map_err(Error::Io));
                 solve_stream_as_chosen(read, job.settings, job.backend, job.batch_chosen, emit, job.stop)
             }
-            (None, Some(files)) => {
+            Source::Files(files) => {
                 let read = entries(&files, variant);
                 solve_stream_as_chosen(read, job.settings, job.backend, job.batch_chosen, emit, job.stop)
             }
-            _ => Err(Error::Settings("give puzzle lines or files, not both".into())),
         }
     })?;
     Ok(Records { run: Mutex::new(run) })
@@ -215,11 +227,17 @@ fn model_json(puzzle: &str, reduce: &str, variant: &str) -> PyResult<String> {
     Ok(bqm_json(&model))
 }
 
+/// Refuses a puzzle given as several lines.
+fn one_line(puzzle: &str) -> PyResult<()> {
+    match puzzle.contains(['\n', '\r']) {
+        true => Err(PyValueError::new_err(format!("a puzzle is one line; this one has several: {puzzle:?}"))),
+        false => Ok(()),
+    }
+}
+
 /// The one puzzle of a line.
 fn one_entry(puzzle: &str, variant: sudoku_anneal::grid::Variant) -> PyResult<Entry> {
-    if puzzle.contains(['\n', '\r']) {
-        return Err(PyValueError::new_err(format!("a puzzle is one line; this one has several: {puzzle:?}")));
-    }
+    one_line(puzzle)?;
     PuzzleReader::new(puzzle.as_bytes(), variant)
         .next()
         .ok_or_else(|| PyValueError::new_err("no puzzle: the line is empty"))?
@@ -250,15 +268,14 @@ impl Observer for LastState {
 #[pyo3(signature = (puzzle, backend, settings))]
 fn anneal_one(
     py: Python<'_>,
-    puzzle: String,
+    puzzle: &str,
     backend: String,
     settings: Vec<(String, String)>,
 ) -> PyResult<(String, Option<String>)> {
+    // The puzzle is read here, by the rules the settings name: a bad line is raised before a backend starts.
+    let pairs = settings.iter().map(|(name, value)| (name.as_str(), value.as_str()));
+    let entry = one_entry(puzzle, Overrides::from_pairs(pairs).map_err(to_python)?.model.variant)?;
     let mut run = Run::start(py, backend, settings, move |job: Job<'_, (String, Option<String>)>| {
-        let entry = PuzzleReader::new(puzzle.as_bytes(), job.settings.variant)
-            .next()
-            .ok_or_else(|| Error::Settings("no puzzle: the line is empty".into()))?
-            .map_err(Error::Io)?;
         let mut last = LastState::default();
         let outcome = solve_observed(entry.clone(), job.settings, job.backend, &mut last, job.stop)?;
         if let Some(outcome) = outcome {
@@ -268,6 +285,12 @@ fn anneal_one(
         Ok(())
     })?;
     run.next(py)?.ok_or_else(|| PyRuntimeError::new_err("the run ended without the puzzle's record"))
+}
+
+/// Every setting's name, as the keywords take them (the one declaration's).
+#[pyfunction]
+fn setting_names() -> Vec<String> {
+    Overrides::names()
 }
 
 /// The backends' names, as `backend=` takes them.
@@ -283,6 +306,9 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(model_json, module)?)?;
     module.add_function(wrap_pyfunction!(anneal_one, module)?)?;
     module.add_function(wrap_pyfunction!(backend_names, module)?)?;
+    module.add_function(wrap_pyfunction!(setting_names, module)?)?;
+    // The board's symbols, digit d at index d - 1.
+    module.add("SYMBOLS", std::str::from_utf8(sudoku_anneal::grid::SYMBOLS).expect("ASCII"))?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

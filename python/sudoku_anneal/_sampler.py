@@ -9,14 +9,10 @@ import dimod
 
 from . import BACKENDS, _MADE, _fingerprint, _native, _pairs, to_bqm
 
-#: The board's symbols, digit d at index d - 1 (as grid.rs writes them).
-_SYMBOLS = "123456789ABCDEFGHIJKLMNOP"
-
-#: The settings sample() takes besides num_reads and seed: the flags of solve.
-_SETTINGS = (
-    "replicas", "ladders", "t_min", "t_max", "temperatures", "exchange_every", "max_sweeps",
-    "timeout", "moves", "weights", "weight_base", "weight_cap", "relax_every",
-)
+#: The settings sample() takes as keywords of their own: the flags of solve
+#: (the engine's one declaration of them) but those the sampler sets itself,
+#: the seed per read, the model's reduction and rules, one puzzle at a time.
+_SETTINGS = tuple(name for name in _native.setting_names() if name not in ("seed", "reduce", "variant", "batch"))
 
 
 class SudokuSampler(dimod.Sampler):
@@ -92,7 +88,7 @@ class SudokuSampler(dimod.Sampler):
     def _value(grid: Optional[str], label, vartype) -> int:
         row, col, digit = label
         side = round(len(grid) ** 0.5) if grid else 0
-        on = bool(grid) and grid[row * side + col] == _SYMBOLS[digit - 1]
+        on = bool(grid) and grid[row * side + col] == _native.SYMBOLS[digit - 1]
         if vartype is dimod.SPIN:
             return 1 if on else -1
         return 1 if on else 0

@@ -79,6 +79,16 @@ impl Overrides {
     }
 }
 
+impl Overrides {
+    /// Every setting's name as [`Overrides::from_pairs`] takes it: its
+    /// flag's, `_` for `-`.
+    pub fn names() -> Vec<String> {
+        use clap::Args;
+        let command = Overrides::augment_args(clap::Command::new("settings"));
+        command.get_arguments().filter_map(|arg| arg.get_long()).map(|long| long.replace('-', "_")).collect()
+    }
+}
+
 /// clap's message for a bad flag, in one line without its advice on `--help`.
 fn usage_error(error: &clap::Error) -> String {
     let text = error.render().to_string();
@@ -151,5 +161,11 @@ mod tests {
         );
         assert!(refused(&[("colour", "red")]).starts_with("unexpected argument '--colour' found"));
         assert!(refused(&[("moves", "both")]).starts_with("invalid value 'both' for '--moves <MOVES>'"));
+        let names = Overrides::names();
+        assert_eq!(names.len(), 17, "{names:?}");
+        assert!(["seed", "t_min", "weight_cap", "relax_every", "reduce", "variant"]
+            .iter()
+            .all(|n| names.contains(&n.to_string())));
+        assert!(names.iter().all(|name| Overrides::from_pairs([(name.as_str(), "default")]).is_ok()), "{names:?}");
     }
 }
