@@ -173,7 +173,7 @@ fn gpu_sweep(c: &mut Criterion) {
         (BackendKind::GpuBits, plain, &default_ladder),
         (BackendKind::GpuBits, plain, &one_temperature),
     ];
-    // A kernel variant to time (`KernelOptions::parse`), e.g. `saturating-sums`.
+    // A kernel variant to time (`KernelOptions::parse`), e.g. `global-totals`.
     let variant = std::env::var("GPU_BENCH_KERNEL").unwrap_or_default();
     let options = KernelOptions::parse(&variant).expect("GPU_BENCH_KERNEL");
     let mut group = c.benchmark_group("gpu_sweep");

@@ -5,22 +5,28 @@
 #
 # It needs nothing outside this repository. With cargo it builds the
 # release binary and the benches first; without (a GPU machine with no
-# toolchain) it runs those a build left in target/release: build here with
-# `cargo build --release && cargo bench --no-run`, then carry target/release
-# along with the tree. A software adapter (lavapipe) is taken when there is
-# no other, with fewer replicas, as a dry run.
+# toolchain) it runs those a build left in GPU_BENCH_BIN (default
+# target/release): build here with `cargo build --release && cargo bench
+# --no-run`, copy sudoku-anneal and the newest deps/sweep-* and
+# deps/pipeline-* into a folder of that shape (~30 MB; target/release
+# itself is too large to carry) and carry it along with the tree. A
+# software adapter (lavapipe) is taken when there is no other, with fewer
+# replicas, as a dry run. On a hardware GPU it takes about 6 minutes, the
+# most telling parts first, so that it fits a 15-minute lease with time
+# to spare; what a cut-off run wrote is kept.
 #
 # What it writes, each with the command that made it:
 #   devices.txt      the adapters, and the one each GPU backend takes
-#   sweep.txt        the sweep kernels, attempts/s (criterion) at 4,096 to
-#                    262,144 replicas: spins.wgsl, cells.wgsl, bits.wgsl
-#   variants.txt     each kernel option (KernelOptions) beside the kernel that
-#                    runs, alternated twice, at 65,536 replicas
+#   sweep.txt        the sweep kernels, attempts/s (criterion) at 8,192
+#                    (the cell default's 256 puzzles in flight) to 262,144
+#                    replicas: spins.wgsl, cells.wgsl, bits.wgsl
 #   host.txt         the solver against an instant device on this machine's
 #                    cores: the most puzzles/s the host allows
 #   *.md, *.json     bench tables: benches/data/hardest100.txt and
 #                    examples/hard.txt, all at once and one at a time, on gpu
 #                    (cell and spin moves) and gpu-bits, with cpu-lanes beside
+#   variants.txt     each kernel option (KernelOptions) after the kernel that
+#                    runs, at 65,536 replicas, in the same call
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-gpu-bench}
@@ -32,12 +38,13 @@ if command -v cargo >/dev/null; then
     cargo build --release --quiet
     cargo bench --no-run --quiet 2>/dev/null
 fi
-bin=target/release/sudoku-anneal
-newest() { ls -t target/release/deps/"$1"-* 2>/dev/null | grep -v '\.d$' | head -1; }
+bins=${GPU_BENCH_BIN:-target/release}
+bin=$bins/sudoku-anneal
+newest() { ls -t "$bins"/deps/"$1"-* 2>/dev/null | grep -v '\.d$' | head -1; }
 sweep=$(newest sweep)
 pipeline=$(newest pipeline)
 [ -x "$bin" ] && [ -x "$sweep" ] && [ -x "$pipeline" ] || {
-    echo "gpu-bench: no binaries in target/release: build them (see the top of $0)" >&2
+    echo "gpu-bench: no binaries in $bins: build them (see the top of $0)" >&2
     exit 2
 }
 run() { # run NAME COMMAND...: the command and its output into OUT/NAME
@@ -50,7 +57,7 @@ hardware=true
 $bin devices | tee "$out/devices.txt"
 grep -q ' <- auto' "$out/devices.txt" || hardware=false
 if $hardware; then
-    replicas=(4096 16384 65536 262144)
+    replicas=(8192 65536 262144)
     variant_replicas=65536
     sets=(benches/data/hardest100.txt examples/hard.txt)
     runs=3
@@ -67,14 +74,6 @@ fi
 for n in "${replicas[@]}"; do
     GPU_BENCH_REPLICAS=$n run sweep.txt "$sweep" --bench gpu_sweep "${criterion[@]}"
 done
-# Each variant beside the kernel that runs, alternated twice in this call
-# (machine instances differ by up to 1.5×: compare within one call only).
-for round in $(seq "$runs" | head -2); do
-    for variant in "" saturating-sums global-totals units-per-group=1 units-per-group=2 units-per-group=8; do
-        GPU_BENCH_KERNEL=$variant GPU_BENCH_REPLICAS=$variant_replicas run variants.txt \
-            "$sweep" --bench 'gpu_sweep.*(one temperature|Cell)' "${criterion[@]}"
-    done
-done
 run host.txt "$pipeline" --bench host_ceiling "${criterion[@]}"
 
 # All at once at each backend's defaults; the GPU backends' first use is
@@ -84,4 +83,10 @@ run bench-spins.md $bin bench --backend gpu --moves spin --runs $runs --json "$o
 # One puzzle at a time: the latency of a single solve.
 run one-at-a-time.md $bin bench --backend gpu,gpu-bits,cpu-lanes --batch 1 --runs $runs --json "$out/one-at-a-time.json" "${sets[@]}"
 run one-at-a-time-spins.md $bin bench --backend gpu --moves spin --batch 1 --runs $runs "${sets[@]}"
+# Each variant after the kernel that runs, in this call (machine instances
+# differ by up to 1.5×: compare within one call only).
+for variant in "" global-totals units-per-group=1 units-per-group=2 units-per-group=8; do
+    GPU_BENCH_KERNEL=$variant GPU_BENCH_REPLICAS=$variant_replicas run variants.txt \
+        "$sweep" --bench 'gpu_sweep.*(one temperature|Cell)' "${criterion[@]}"
+done
 echo "gpu-bench: done; logs in $out/"

@@ -69,17 +69,15 @@ fn phase_barrier() {
     }
 }
 
-// Adds the total at plane(base..) to the bit-sliced `sum`.
-// With SATURATING_SUMS (a kernel option, as cpu-bits' `bitplanes::add`)
-// `sum` has fewer planes and stays at its largest value where it would
-// pass it; the uphill tests read such a lane right, and a thinned lane's
-// exact sum comes from the totals.
+// Adds the total at plane(base..) to the bit-sliced `sum`. As cpu-bits'
+// `bitplanes::add`, `sum` has as few planes as the uphill tests need and
+// stays at its largest value where it would pass it: those tests read
+// such a lane right, and a thinned lane's exact sum comes from the totals
+// (26–30 % faster on an H200 than exact sums, BENCHMARKS.md).
 fn add(sum: ptr<function, array<u32, SUM_PLANES>>, base: u32) {
     var above = 0u;
-    if SATURATING_SUMS {
-        for (var p = SUM_PLANES; p < PLANES; p++) {
-            above |= plane(base + p);
-        }
+    for (var p = SUM_PLANES; p < PLANES; p++) {
+        above |= plane(base + p);
     }
     var carry = 0u;
     for (var p = 0u; p < SUM_PLANES; p++) {
@@ -88,10 +86,8 @@ fn add(sum: ptr<function, array<u32, SUM_PLANES>>, base: u32) {
         (*sum)[p] = a ^ b ^ carry;
         carry = (a & b) | (carry & (a ^ b));
     }
-    if SATURATING_SUMS {
-        for (var p = 0u; p < SUM_PLANES; p++) {
-            (*sum)[p] |= carry;
-        }
+    for (var p = 0u; p < SUM_PLANES; p++) {
+        (*sum)[p] |= carry;
     }
 }
 
@@ -141,14 +137,6 @@ fn equals(sum: ptr<function, array<u32, SUM_PLANES>>, m: u32) -> u32 {
 // The lanes whose flip costs `delta`: x = 0 costs 2S − c, x = 1 costs 3c − 2S.
 fn uphill_by(x: u32, sum: ptr<function, array<u32, SUM_PLANES>>, c: u32, delta: u32) -> u32 {
     return (~x & equals(sum, (c + delta) / 2u)) | (x & equals(sum, (3u * c - delta) / 2u));
-}
-
-fn lane_value(sum: ptr<function, array<u32, SUM_PLANES>>, lane: u32) -> u32 {
-    var value = 0u;
-    for (var p = 0u; p < SUM_PLANES; p++) {
-        value |= (((*sum)[p] >> lane) & 1u) << p;
-    }
-    return value;
 }
 
 // Where one word's replicas are.
@@ -208,14 +196,12 @@ fn attempt(place: Place, i: u32, key: u32) {
         let lane = firstTrailingBit(thinned);
         thinned &= thinned - 1u;
         let table = lane_table[place.member * 32u + lane];
-        var s = lane_value(&sum, lane);
-        if SATURATING_SUMS {
-            s = 0u;
-            for (var j = 0u; j < WIDTH; j++) {
-                if k[j] != PADDING {
-                    for (var p = 0u; p < PLANES; p++) {
-                        s += ((plane(t0 + k[j] * PLANES + p) >> lane) & 1u) << p;
-                    }
+        // The exact sum, from the totals: `sum` may have saturated.
+        var s = 0u;
+        for (var j = 0u; j < WIDTH; j++) {
+            if k[j] != PADDING {
+                for (var p = 0u; p < PLANES; p++) {
+                    s += ((plane(t0 + k[j] * PLANES + p) >> lane) & 1u) << p;
                 }
             }
         }

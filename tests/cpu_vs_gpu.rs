@@ -50,7 +50,7 @@ struct Kernel {
     options: KernelOptions,
 }
 
-const PLAIN: KernelOptions = KernelOptions { saturating_sums: false, global_totals: false, units_per_group: None };
+const PLAIN: KernelOptions = KernelOptions { global_totals: false, units_per_group: None };
 
 /// Weights that reach their cap within a few sweeps and relax often.
 const ADAPTIVE: Weights = Weights::Adaptive(AdaptiveWeights { base: 2, cap: 5, relax_every: 3 });
@@ -180,7 +180,7 @@ fn gpu_returns_solved_replicas_equal_to_the_cpu_twin() {
 /// diagnostic) keep every kernel equal to its twin, on 9×9 and 16×16.
 #[test]
 fn kernel_options_keep_the_kernels_equal_to_their_twins() {
-    let options = KernelOptions::parse("saturating-sums,global-totals,units-per-group=1").unwrap();
+    let options = KernelOptions::parse("global-totals,units-per-group=1").unwrap();
     let sixteen = example_puzzles("16x16.txt", Variant::Standard, 16);
     let sixteen = Model::build(&reduce(&sixteen[0], Reduce::Clues).unwrap()).unwrap();
     let models = [&model(INKALA, Reduce::Clues), &model(EASY, Reduce::None), &sixteen];

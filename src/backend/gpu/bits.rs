@@ -62,7 +62,6 @@ impl EngineParts for BitsKernel {
             int("GROUP_LANES", REPLICAS_PER_WORD as u32 * per_group),
             int("DRAWS_PER_SPIN", DRAWS_PER_SPIN),
             int("INITIAL_STATE_SWEEP", INITIAL_STATE_SWEEP),
-            boolean("SATURATING_SUMS", kernel.options.saturating_sums),
         ]
     }
 
@@ -74,8 +73,9 @@ impl EngineParts for BitsKernel {
         let rows = 2 * 3 * (lanes + 1);
         let initial_state = colours + attempts_per_lane * (1 + width * (1 + planes));
         let energy = (totals - 1) * (1 + planes);
-        // Sums, comparisons, 32 rounds at most, 32 thinned lanes at most, counts.
-        let attempt = width * (1 + sums) + 6 * (1 + sums) + 32 + 32 * (1 + sums) + width * (1 + planes);
+        // Sums, comparisons, 32 rounds at most, 32 thinned lanes at most
+        // (each sums its totals' planes), counts.
+        let attempt = width * (1 + sums) + 6 * (1 + sums) + 32 + 32 * (1 + width * (1 + planes)) + width * (1 + planes);
         (load_and_store + rows + initial_state + energy + 4, attempt, 0)
     }
 

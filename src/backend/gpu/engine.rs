@@ -5,11 +5,10 @@ use super::bits::BitsKernel;
 use super::cells::CellsKernel;
 use super::kernel::{
     int, Binding, Engine, EngineParts, Kernel, KernelOptions, Loaded, CLASS_STARTS, CUT_SHORT, GATHER_SIZE,
-    MAX_UNITS_PER_GROUP,
 };
 use super::spins::SpinsKernel;
 use crate::backend::bitplanes::saturating_sum_planes;
-use crate::backend::cpu::bits::{exact_sum_planes, total_planes};
+use crate::backend::cpu::bits::total_planes;
 use crate::dynamics::{heat_bath_spread, Weights};
 use crate::grid::Shape;
 use crate::model::Spin;
@@ -58,10 +57,7 @@ impl Kernel {
                 Engine::Cells => heat_bath_spread(shape.n, geometry.spin_width - 1, weights) as u32,
             },
             planes: total_planes(shape.n) as u32,
-            sum_planes: match options.saturating_sums {
-                true => saturating_sum_planes(geometry.spin_width) as u32,
-                false => exact_sum_planes(geometry.spin_width, shape.n) as u32,
-            },
+            sum_planes: saturating_sum_planes(geometry.spin_width) as u32,
             workgroup_totals: true,
             per_group: 0,
             weights,
@@ -73,7 +69,7 @@ impl Kernel {
             kernel.workgroup_totals = false;
             kernel.per_group = workgroup_bytes / (4 * parts.workgroup_words(&kernel));
         }
-        kernel.per_group = kernel.per_group.min(options.units_per_group.unwrap_or(MAX_UNITS_PER_GROUP));
+        kernel.per_group = kernel.per_group.min(options.units_per_group.unwrap_or(parts.most_units_per_group()));
         (kernel.per_group > 0).then_some(kernel)
     }
 
@@ -210,15 +206,17 @@ mod tests {
     fn kernels_fit_the_workgroup_memory_they_get() {
         let classic = Kernel::new(Engine::Spins, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
         assert_eq!((classic.totals, classic.per_group, classic.table_len), (325, 4, 69));
+        let cells = Kernel::new(Engine::Cells, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
+        assert_eq!(cells.per_group, 2, "two replicas a workgroup, though ten would fit");
         let big = Kernel::new(Engine::Spins, Shape { n: 25, variant: Variant::X }, Weights::Fixed, 16384).unwrap();
         assert_eq!((big.width, big.spin_vecs, big.per_group), (6, 2, 1));
         assert_eq!(Kernel::new(Engine::Spins, big.shape, Weights::Fixed, 8192), None);
         // A 9×9 word: 325 totals × 4 planes, 192 rows, 32 lanes: 6,196 bytes.
         let bits = Kernel::new(Engine::Bits, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
-        assert_eq!((bits.planes, bits.sum_planes, bits.per_group), (4, 6, 2));
+        assert_eq!((bits.planes, bits.sum_planes, bits.per_group), (4, 3, 2));
         let sixteen =
             Kernel::new(Engine::Bits, Shape { n: 16, variant: Variant::Standard }, Weights::Fixed, 32768).unwrap();
-        assert_eq!((sixteen.planes, sixteen.sum_planes, sixteen.per_group, sixteen.workgroup_totals), (5, 7, 1, true));
+        assert_eq!((sixteen.planes, sixteen.sum_planes, sixteen.per_group, sixteen.workgroup_totals), (5, 3, 1, true));
         // Where a word's totals do not fit, they stay in global memory; rows and lane tables take 896 bytes a word.
         let global = |shape, bytes| {
             Kernel::new(Engine::Bits, shape, Weights::Fixed, bytes).map(|k| (k.per_group, k.workgroup_totals))
@@ -230,13 +228,13 @@ mod tests {
     }
 
     /// A round split by `sweeps_per_dispatch` stays within llvmpipe's budget
-    /// by the kernels' loop bounds: Inkala (9 attempts a lane a sweep) 18
+    /// by the kernels' loop bounds: Inkala (9 attempts a lane a sweep) 8
     /// sweeps a dispatch on bits.wgsl (cut short past ~240 measured), 2,141
     /// on spins.wgsl (~2,300 measured); an empty 16×16 board one.
     #[test]
     fn rounds_split_within_the_loop_budget() {
         let bits = Kernel::new(Engine::Bits, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
-        assert_eq!(bits.sweeps_per_dispatch(SOFTWARE_LOOP_BUDGET, 9), 18);
+        assert_eq!(bits.sweeps_per_dispatch(SOFTWARE_LOOP_BUDGET, 9), 8);
         let sixteen =
             Kernel::new(Engine::Bits, Shape { n: 16, variant: Variant::Standard }, Weights::Fixed, 32768).unwrap();
         assert_eq!(sixteen.sweeps_per_dispatch(SOFTWARE_LOOP_BUDGET, 16 * 8), 1);

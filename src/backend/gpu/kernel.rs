@@ -59,8 +59,6 @@ pub const INVOCATIONS_PER_REPLICA: u32 = 32;
 pub const CELL_INVOCATIONS: u32 = 16;
 /// Invocations per slot of the `gather` and `advance` entry points.
 pub const GATHER_SIZE: u32 = 64;
-/// The most replicas (spins) or words (bits) a workgroup holds; fewer when a board's totals do not fit.
-pub(super) const MAX_UNITS_PER_GROUP: u32 = 4;
 /// What a kernel reports as a replica's energy when the driver cut its
 /// dispatch short (common.wgsl).
 pub const CUT_SHORT: i32 = -1;
@@ -196,6 +194,10 @@ pub(super) trait EngineParts: Sync {
     fn loop_iterations(&self, kernel: &Kernel, attempts_per_lane: u64) -> (u64, u64, u64);
     fn initial_spins(&self, puzzle: &Loaded, seed: u64, replica: usize, weights: Weights) -> Vec<u8>;
 
+    /// The most units a workgroup holds; fewer when a board's totals do not fit.
+    fn most_units_per_group(&self) -> u32 {
+        4
+    }
     /// Replicas per unit.
     fn replicas_per_unit(&self) -> usize {
         1

@@ -7,26 +7,23 @@
 /// default is what runs. Each says what it was predicted to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct KernelOptions {
-    /// bits.wgsl: a spin's sum of totals saturates in as few planes as
-    /// cpu-bits' (3 on 9×9 boards instead of 6), a thinned lane's exact sum
-    /// read from the totals. The same decisions (the twin tests pass);
-    /// predicted +5 to +15 % attempts/s on an H100, −7 to −10 % on lavapipe.
-    pub saturating_sums: bool,
     /// bits.wgsl: totals stay in global memory even where they fit in the
-    /// workgroup's: what the 25×25 path costs on 9×9. Predicted −20 to −50 %.
+    /// workgroup's: what the 25×25 path costs on 9×9. Predicted −20 to −50 %;
+    /// measured +15 % on an H200 with exact sums (BENCHMARKS.md), not yet
+    /// with the saturating sums that now run.
     pub global_totals: bool,
-    /// At most this many replicas or words per workgroup, instead of 4:
-    /// occupancy against barriers (spins.wgsl measured +1.5 % at 2, −13 % at 8).
+    /// At most this many replicas or words per workgroup, instead of the
+    /// kernel's own most: occupancy against barriers (H200: spins.wgsl
+    /// +1.5 % at 2, −13 % at 8; bits.wgsl with exact sums +5–8 % at 1).
     pub units_per_group: Option<u32>,
 }
 
 impl KernelOptions {
-    /// Options from text like `saturating-sums,units-per-group=2`; empty: none.
+    /// Options from text like `global-totals,units-per-group=2`; empty: none.
     pub fn parse(text: &str) -> Result<KernelOptions, String> {
         let mut options = KernelOptions::default();
         for option in text.split(',').map(str::trim).filter(|o| !o.is_empty()) {
             match option.split_once('=') {
-                None if option == "saturating-sums" => options.saturating_sums = true,
                 None if option == "global-totals" => options.global_totals = true,
                 Some(("units-per-group", n)) => match n.parse() {
                     Ok(n @ 1..=64) => options.units_per_group = Some(n),
@@ -34,7 +31,7 @@ impl KernelOptions {
                 },
                 _ => {
                     return Err(format!(
-                        "unknown kernel option {option:?} (saturating-sums, global-totals, units-per-group=N)"
+                        "unknown kernel option {option:?} (global-totals, units-per-group=N)"
                     ))
                 }
             }
@@ -52,14 +49,14 @@ mod tests {
 
     #[test]
     fn kernel_options_parse_and_say_what_is_wrong() {
-        let options = KernelOptions::parse("saturating-sums, units-per-group=2").unwrap();
-        assert_eq!(options, KernelOptions { saturating_sums: true, units_per_group: Some(2), ..Default::default() });
+        let options = KernelOptions::parse("global-totals, units-per-group=2").unwrap();
+        assert_eq!(options, KernelOptions { global_totals: true, units_per_group: Some(2) });
         assert_eq!(KernelOptions::parse(""), Ok(KernelOptions::default()));
         assert!(KernelOptions::parse("units-per-group=0").unwrap_err().contains("1 to 64"));
         assert!(KernelOptions::parse("fast").unwrap_err().contains("unknown kernel option \"fast\""));
         let bits =
             |options| Kernel::with_options(Engine::Bits, Shape::CLASSIC, Weights::Fixed, 16384, options).unwrap();
-        let varied = bits(KernelOptions::parse("saturating-sums,global-totals,units-per-group=1").unwrap());
+        let varied = bits(KernelOptions::parse("global-totals,units-per-group=1").unwrap());
         assert_eq!((varied.sum_planes, varied.workgroup_totals, varied.per_group), (3, false, 1));
     }
 }
