@@ -29,11 +29,7 @@ impl KernelOptions {
                     Ok(n @ 1..=64) => options.units_per_group = Some(n),
                     _ => return Err(format!("units-per-group takes 1 to 64, not {n:?}")),
                 },
-                _ => {
-                    return Err(format!(
-                        "unknown kernel option {option:?} (global-totals, units-per-group=N)"
-                    ))
-                }
+                _ => return Err(format!("unknown kernel option {option:?} (global-totals, units-per-group=N)")),
             }
         }
         Ok(options)
