@@ -141,7 +141,7 @@ impl Group {
         }
         let (powers, bits) = (self.powers, sweeps.bits);
         let mul_high = Lanes::mul_high_unsigned;
-        self.run_on_any(sweeps, |x, count| weights(&powers, bits, x, count, mul_high), mul_high)
+        self.run_on_any(sweeps, |count| move |x| weights(&powers, bits, x, count, mul_high), mul_high)
     }
 
     /// With AVX2, the weights come from the tables where there are some
@@ -153,34 +153,41 @@ impl Group {
         let mul_high = |a: Lanes, b: Lanes| a.mul_high_unsigned_avx2(b);
         match self.weight_tables.take() {
             Some((rung, bits, tables)) => {
-                self.run_on_any(sweeps, |x, count| tables[count].lookup_avx2(x), mul_high);
+                self.run_on_any(
+                    sweeps,
+                    |count| {
+                        let table = tables[count].registers_avx2();
+                        move |x| table.lookup(x)
+                    },
+                    mul_high,
+                );
                 self.weight_tables = Some((rung, bits, tables));
             }
             None => {
                 let (powers, bits) = (self.powers, sweeps.bits);
-                self.run_on_any(sweeps, |x, count| weights(&powers, bits, x, count, mul_high), mul_high)
+                self.run_on_any(sweeps, |count| move |x| weights(&powers, bits, x, count, mul_high), mul_high)
             }
         }
     }
 
-    /// `weights(x, c)`: each chain's heat-bath weight of a candidate x above
-    /// its cell's best, in a cell of c candidates; `mul_high`:
-    /// [`Lanes::mul_high_unsigned`].
+    /// `weights(c)(x)`: each chain's heat-bath weight of a candidate x above
+    /// its cell's best, in a cell of c candidates (what depends on c alone
+    /// is set once a cell); `mul_high`: [`Lanes::mul_high_unsigned`].
     #[inline(always)]
-    fn run_on_any(
+    fn run_on_any<W: Fn(Lanes) -> Lanes>(
         &mut self,
         sweeps: Sweeps,
-        weights: impl Fn(Lanes, usize) -> Lanes,
+        weights: impl Fn(usize) -> W,
         mul_high: impl Fn(Lanes, Lanes) -> Lanes,
     ) {
         // Set once a call rather than once a sweep.
         let mut scratch = Scratch { energies: [Lanes::splat(0); MAX_N], masses: [Lanes::splat(0); MAX_N] };
         for s in sweeps.numbers {
             match sweeps.table.unit_width {
-                2 => self.sweep::<2>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
-                3 => self.sweep::<3>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
-                4 => self.sweep::<4>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
-                5 => self.sweep::<5>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
+                2 => self.sweep::<2, W>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
+                3 => self.sweep::<3, W>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
+                4 => self.sweep::<4, W>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
+                5 => self.sweep::<5, W>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
                 width => unreachable!("no board has candidates in {width} units"),
             }
             if let Some(rule) = sweeps.rule {
@@ -208,12 +215,12 @@ impl Group {
 
     /// One sweep of cell moves. `W` unit constraints per candidate.
     #[inline(always)]
-    fn sweep<const W: usize>(
+    fn sweep<const W: usize, Weigh: Fn(Lanes) -> Lanes>(
         &mut self,
         table: &CellTable,
         bits: usize,
         scratch: &mut Scratch,
-        weights: &impl Fn(Lanes, usize) -> Lanes,
+        weights: &impl Fn(usize) -> Weigh,
         mul_high: &impl Fn(Lanes, Lanes) -> Lanes,
     ) {
         self.draw_ahead();
@@ -247,9 +254,9 @@ impl Group {
                 lowest = lowest.min(e);
             }
             // Heat-bath weights ONE_c · q^x, x = e − lowest, and their sum.
-            let mut sum = Lanes::splat(0);
+            let (weight_of, mut sum) = (weights(count), Lanes::splat(0));
             for (&energy, mass_of) in energies.iter().zip(masses.iter_mut()) {
-                let mass = weights((energy - lowest).min(largest), count);
+                let mass = weight_of((energy - lowest).min(largest));
                 *mass_of = mass;
                 sum += mass;
             }
@@ -373,7 +380,11 @@ mod tests {
             let mut for_this = for_any.clone();
             let (chain_powers, chain_bits) = (for_any.powers, sweeps.bits);
             let mul_high = Lanes::mul_high_unsigned;
-            for_any.run_on_any(sweeps.clone(), |x, c| weights(&chain_powers, chain_bits, x, c, mul_high), mul_high);
+            for_any.run_on_any(
+                sweeps.clone(),
+                |c| move |x| weights(&chain_powers, chain_bits, x, c, mul_high),
+                mul_high,
+            );
             for_this.run(sweeps);
             if !has_avx2() {
                 eprintln!("this CPU has no AVX2: both ran the sweep for any CPU");

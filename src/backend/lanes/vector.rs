@@ -62,18 +62,25 @@ impl Lanes {
         self.zip(other, |a, b| ((a as u16 as u32 * b as u16 as u32) >> 16) as i16)
     }
 
-    /// [`Lanes::mul_high_unsigned`] written with the AVX2 intrinsic: in the
-    /// weights' products of the AVX2 sweep the compiler then emits one
-    /// `vpmulhuw` a register where the plain form became 32-bit multiplies
-    /// with widening and packing, ten instructions (16×16 boards: 8 % fewer
-    /// instructions in all). The draw's product stays widened either way:
-    /// its operand, a sum, is widened where the summing loop ends.
+    /// [`Lanes::mul_high_unsigned`] as one `vpmulhuw` a register, written
+    /// as the instruction itself: through the intrinsic, the compiler still
+    /// turned the draw's product (its operand a sum) into 32-bit multiplies
+    /// with widening and packing, some ten instructions a register on the
+    /// chain from the sum to the pick (BENCHMARKS.md).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     pub fn mul_high_unsigned_avx2(self, other: Lanes) -> Lanes {
-        use std::arch::x86_64::*;
-        let (a, b): ([__m256i; 2], [__m256i; 2]) = (bytemuck::cast(self.0), bytemuck::cast(other.0));
-        Lanes(bytemuck::cast([_mm256_mulhi_epu16(a[0], b[0]), _mm256_mulhi_epu16(a[1], b[1])]))
+        use std::arch::x86_64::__m256i;
+        let (mut out, other): ([__m256i; 2], [__m256i; 2]) = (bytemuck::cast(self.0), bytemuck::cast(other.0));
+        for (out, other) in out.iter_mut().zip(other) {
+            // SAFETY: one AVX2 instruction on registers, which this function's CPU has.
+            #[allow(unsafe_code)]
+            unsafe {
+                std::arch::asm!("vpmulhuw {out}, {out}, {other}", out = inout(ymm_reg) *out, other = in(ymm_reg) other,
+                    options(pure, nomem, nostack, preserves_flags));
+            }
+        }
+        Lanes(bytemuck::cast(out))
     }
 
     #[inline(always)]
@@ -150,21 +157,41 @@ impl NibbleTable {
         self.low[index] as u16 | (self.high[index] as u16) << 8
     }
 
-    /// Each lane's value at its index, read from `table`: two byte shuffles
-    /// per register where a product per bit of the index took eleven
-    /// instructions. Every lane must hold 0 to 15.
+    /// The table in registers, for a cell's lookups: loaded once a cell
+    /// rather than once a candidate.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    pub fn lookup_avx2(&self, index: Lanes) -> Lanes {
+    pub fn registers_avx2(&self) -> NibbleRegisters {
         use std::arch::x86_64::*;
-        let low = _mm256_broadcastsi128_si256(bytemuck::cast::<[u8; 16], __m128i>(self.low));
-        let high = _mm256_broadcastsi128_si256(bytemuck::cast::<[u8; 16], __m128i>(self.high));
+        NibbleRegisters {
+            low: _mm256_broadcastsi128_si256(bytemuck::cast::<[u8; 16], __m128i>(self.low)),
+            high: _mm256_broadcastsi128_si256(bytemuck::cast::<[u8; 16], __m128i>(self.high)),
+        }
+    }
+}
+
+/// A [`NibbleTable`] in AVX2 registers, each half in both 128-bit lanes.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub struct NibbleRegisters {
+    low: std::arch::x86_64::__m256i,
+    high: std::arch::x86_64::__m256i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl NibbleRegisters {
+    /// Each lane's value at its index: two byte shuffles per register where
+    /// a product per bit of the index took eleven instructions. Every lane
+    /// must hold 0 to 15.
+    #[target_feature(enable = "avx2")]
+    pub fn lookup(&self, index: Lanes) -> Lanes {
+        use std::arch::x86_64::*;
         let high_bytes = _mm256_set1_epi16(0xFF00u16 as i16);
         let halves: [__m256i; 2] = bytemuck::cast(index.0);
         Lanes(bytemuck::cast(halves.map(|index| {
             // The index in both bytes of its lane: the low byte reads `low`, the high byte `high`.
             let both = _mm256_or_si256(index, _mm256_slli_epi16::<8>(index));
-            _mm256_blendv_epi8(_mm256_shuffle_epi8(low, both), _mm256_shuffle_epi8(high, both), high_bytes)
+            _mm256_blendv_epi8(_mm256_shuffle_epi8(self.low, both), _mm256_shuffle_epi8(self.high, both), high_bytes)
         })))
     }
 }
