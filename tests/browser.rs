@@ -1,28 +1,32 @@
 //! The live page in a real browser: Chromium driven through WebDriver
-//! (chromedriver), as a person would use it. Skipped where chromedriver is
-//! missing, unless REQUIRE_BROWSER is set (CI sets it and installs both).
+//! (chromedriver, through the `fantoccini` client), as a person would use
+//! it. Skipped where chromedriver is missing, unless REQUIRE_BROWSER is set
+//! (CI sets it and installs both).
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{json, Value};
+use tokio::runtime::Runtime;
 
 use crate::serve::{Server, ENDLESS};
 use crate::util::{exact_solve, grid, EASY, INKALA};
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
-/// A WebDriver session in headless Chromium, ended on drop.
+/// A WebDriver session in headless Chromium, ended on drop; each command
+/// waits for its answer.
 struct Browser {
     /// One browser at a time: chromedriver's port is picked free and then
     /// bound by another process, which two tests at once could race for.
     _turn: MutexGuard<'static, ()>,
     driver: Child,
-    port: u16,
-    session: String,
+    runtime: Runtime,
+    client: Option<Client>,
 }
 
 impl Browser {
@@ -43,7 +47,8 @@ impl Browser {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let mut browser = Browser { _turn: turn, driver, port, session: String::new() };
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let mut browser = Browser { _turn: turn, driver, runtime, client: None };
         let started = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(started.elapsed() < Duration::from_secs(20), "chromedriver did not start");
@@ -62,81 +67,50 @@ impl Browser {
             "--disable-sync",
             "--window-size=1280,1000",
         ];
-        let capabilities = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {"args": args}}}});
-        let session = browser.call("POST", "/session", Some(capabilities));
-        browser.session = session["sessionId"].as_str().expect("a session").to_string();
+        let capabilities = json!({"goog:chromeOptions": {"args": args}}).as_object().unwrap().clone();
+        let client = browser.runtime.block_on(
+            ClientBuilder::new(HttpConnector::new())
+                .capabilities(capabilities)
+                .connect(&format!("http://127.0.0.1:{port}")),
+        );
+        browser.client = Some(client.expect("a WebDriver session"));
         Some(browser)
     }
 
-    /// One WebDriver command; its `value`.
-    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        let body = body.map(|b| b.to_string()).unwrap_or_default();
-        write!(
-            stream,
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
-        let mut reader = BufReader::new(stream);
-        let mut length = None;
-        loop {
-            let mut header = String::new();
-            reader.read_line(&mut header).unwrap();
-            if header.trim().is_empty() {
-                break;
-            }
-            if let Some((name, value)) = header.split_once(':') {
-                if name.eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse().ok();
-                }
-            }
-        }
-        let mut text = Vec::new();
-        match length {
-            Some(n) => {
-                text.resize(n, 0);
-                reader.read_exact(&mut text).unwrap();
-            }
-            None => drop(reader.read_to_end(&mut text)),
-        }
-        let answer: Value = serde_json::from_slice(&text).unwrap();
-        assert!(answer["value"].get("error").is_none(), "{method} {path}: {answer}");
-        answer["value"].clone()
-    }
-
-    fn session(&self, method: &str, path: &str, body: Option<Value>) -> Value {
-        self.call(method, &format!("/session/{}{path}", self.session), body)
+    /// Runs one WebDriver exchange to its answer, which must not be an error.
+    fn run<T, E: std::fmt::Debug, F: std::future::Future<Output = Result<T, E>>>(
+        &self,
+        what: &str,
+        command: impl FnOnce(Client) -> F,
+    ) -> T {
+        let client = self.client.clone().expect("a session");
+        self.runtime.block_on(command(client)).unwrap_or_else(|error| panic!("{what}: {error:?}"))
     }
 
     fn open(&self, url: &str) {
-        self.session("POST", "/url", Some(json!({ "url": url })));
+        self.run(url, |c| async move { c.goto(url).await });
     }
 
     fn script(&self, script: &str) -> Value {
-        self.session("POST", "/execute/sync", Some(json!({ "script": script, "args": [] })))
-    }
-
-    fn element(&self, css: &str) -> String {
-        let found = self.session("POST", "/element", Some(json!({"using": "css selector", "value": css})));
-        found.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).expect("an element").to_string()
+        self.run(script, |c| async move { c.execute(script, vec![]).await })
     }
 
     fn click(&self, css: &str) {
-        let id = self.element(css);
-        self.session("POST", &format!("/element/{id}/click"), Some(json!({})));
+        self.run(css, |c| async move { c.find(Locator::Css(css)).await?.click().await });
     }
 
     fn type_into(&self, css: &str, text: &str) {
-        let id = self.element(css);
-        self.session("POST", &format!("/element/{id}/clear"), Some(json!({})));
-        self.session("POST", &format!("/element/{id}/value"), Some(json!({ "text": text })));
+        self.run(css, |c| async move {
+            let element = c.find(Locator::Css(css)).await?;
+            element.clear().await?;
+            element.send_keys(text).await
+        });
     }
 
     /// Chooses `path` in a file input, as a person picking it would.
     fn choose_file(&self, css: &str, path: &std::path::Path) {
-        let id = self.element(css);
-        self.session("POST", &format!("/element/{id}/value"), Some(json!({ "text": path.to_str().unwrap() })));
+        let path = path.to_str().unwrap();
+        self.run(css, |c| async move { c.find(Locator::Css(css)).await?.send_keys(path).await });
     }
 
     /// Waits until `script` returns something truthy; returns it.
@@ -154,40 +128,23 @@ impl Browser {
 
     /// The window at `width` × `height` pixels (headless Chromium's narrowest is 500).
     fn resize(&self, width: u32, height: u32) {
-        self.session("POST", "/window/rect", Some(json!({"width": width, "height": height})));
+        self.run("resize", |c| async move { c.set_window_size(width, height).await });
     }
 
     fn screenshot(&self, path: &std::path::Path) {
-        let png = base64(self.session("GET", "/screenshot", None).as_str().unwrap());
+        let png = self.run("screenshot", |c| async move { c.screenshot().await });
         std::fs::write(path, png).unwrap();
     }
 }
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        if !self.session.is_empty() {
-            self.call("DELETE", &format!("/session/{}", self.session), None);
+        if let Some(client) = self.client.take() {
+            drop(self.runtime.block_on(client.close()));
         }
         drop(self.driver.kill());
         drop(self.driver.wait());
     }
-}
-
-fn base64(text: &str) -> Vec<u8> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        _ => 63,
-    };
-    let digits: Vec<u8> = text.bytes().filter(|&c| c != b'=' && !c.is_ascii_whitespace()).map(value).collect();
-    let mut bytes = Vec::with_capacity(digits.len() * 3 / 4);
-    for quad in digits.chunks(4) {
-        let n = quad.iter().enumerate().fold(0u32, |n, (i, &d)| n | u32::from(d) << (18 - 6 * i));
-        bytes.extend_from_slice(&n.to_be_bytes()[1..quad.len()]);
-    }
-    bytes
 }
 
 /// The page's message line, as a script expression.

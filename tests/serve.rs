@@ -1,10 +1,18 @@
 //! `serve`: the live page's streaming endpoint and its limits, over real
-//! HTTP against the binary.
+//! HTTP against the binary: requests through the `ureq` client, events
+//! parsed by `eventsource-stream`. Clients that break the protocol on
+//! purpose (a false length, an endless chunked upload, a stall) write to a
+//! socket themselves: no client library sends those.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::pin::Pin;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use eventsource_stream::{Event, EventStreamError, Eventsource};
+use futures_util::stream::{self, Stream, StreamExt};
+use tokio::runtime::Runtime;
 
 use crate::util::{dense_energy, exact_solve, grid, INKALA};
 
@@ -41,44 +49,47 @@ impl Drop for Server {
     }
 }
 
-/// An answer read as it comes: status, then the body's events.
+type Body = Box<dyn Read + Send>;
+type Events = Pin<Box<dyn Stream<Item = Result<Event, EventStreamError<std::io::Error>>> + Send>>;
+
+/// An answer read as it comes: its status, then its body's events or text.
 struct Answer {
     status: u16,
-    reader: BufReader<TcpStream>,
+    body: Option<Body>,
+    events: Option<Events>,
+    runtime: Runtime,
+}
+
+/// A client that hands every status back as an answer, not an error.
+fn client() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into()
 }
 
 fn get(server: &Server, path_and_query: &str) -> Answer {
-    request(server, "GET", path_and_query, "", &[])
+    Answer::of(client().get(format!("http://{}{path_and_query}", server.addr)).call())
 }
 
-/// Sends a request with `headers` (each line ending in CRLF) and `body`.
-fn request(server: &Server, method: &str, path_and_query: &str, headers: &str, body: &[u8]) -> Answer {
-    let mut stream = TcpStream::connect(&server.addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    write!(stream, "{method} {path_and_query} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n{headers}\r\n", server.addr)
-        .unwrap();
-    stream.write_all(body).unwrap();
-    read_answer(stream)
-}
-
-fn read_answer(stream: TcpStream) -> Answer {
-    let mut reader = BufReader::new(stream);
-    let mut status = String::new();
-    reader.read_line(&mut status).unwrap();
-    let status = status.split_whitespace().nth(1).unwrap().parse().unwrap();
-    // Headers up to the blank line; the body is chunked or closed, and
-    // events are found by their own lines either way.
-    loop {
-        let mut header = String::new();
-        reader.read_line(&mut header).unwrap();
-        if header.trim().is_empty() {
-            break;
-        }
-    }
-    Answer { status, reader }
+fn post(server: &Server, path_and_query: &str, body: &[u8]) -> Answer {
+    Answer::of(client().post(format!("http://{}{path_and_query}", server.addr)).send(body))
 }
 
 impl Answer {
+    fn of(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Answer {
+        let response = response.expect("an answer");
+        let status = response.status().as_u16();
+        let body: Body = Box::new(response.into_body().into_reader());
+        Answer::read(status, body)
+    }
+
+    fn read(status: u16, body: Body) -> Answer {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        Answer { status, body: Some(body), events: None, runtime }
+    }
+
     /// The next event's name and data, `None` at the end of the stream.
     fn event(&mut self) -> Option<(String, serde_json::Value)> {
         self.event_lines().map(|(name, mut data)| (name, data.swap_remove(0)))
@@ -86,27 +97,52 @@ impl Answer {
 
     /// The next event's name and each of its data lines.
     fn event_lines(&mut self) -> Option<(String, Vec<serde_json::Value>)> {
-        let (mut name, mut data) = (None, Vec::new());
-        loop {
-            let mut line = String::new();
-            if self.reader.read_line(&mut line).ok()? == 0 {
-                return None;
-            }
-            if let Some(rest) = line.strip_prefix("event: ") {
-                name = Some(rest.trim().to_string());
-            } else if let Some(rest) = line.strip_prefix("data: ") {
-                data.push(serde_json::from_str::<serde_json::Value>(rest.trim()).unwrap());
-            } else if line.trim().is_empty() && !data.is_empty() {
-                return Some((name?, data));
-            }
-        }
+        let events = self.events.get_or_insert_with(|| {
+            // The body's bytes as they come, read on this thread.
+            let chunks = stream::unfold(self.body.take().expect("a body"), |mut body| async move {
+                let mut chunk = vec![0; 8192];
+                let read = body.read(&mut chunk).ok().filter(|&n| n > 0)?;
+                chunk.truncate(read);
+                Some((Ok::<_, std::io::Error>(chunk), body))
+            });
+            Box::pin(chunks.eventsource())
+        });
+        let event = self.runtime.block_on(events.next())?.ok()?;
+        let data = event.data.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+        Some((event.event, data))
     }
 
     fn body(mut self) -> String {
         let mut body = String::new();
-        drop(self.reader.read_to_string(&mut body));
+        drop(self.body.take().expect("a body").read_to_string(&mut body));
         body
     }
+}
+
+/// What a client that breaks the protocol is answered: writes `request`
+/// (and then whatever `then` writes), reads the status and the body.
+fn raw(server: &Server, request: &str, then: impl FnOnce(&mut TcpStream)) -> Answer {
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    then(&mut stream);
+    raw_answer(stream)
+}
+
+/// The status line and headers read by hand, the rest as the body.
+fn raw_answer(stream: TcpStream) -> Answer {
+    let mut reader = BufReader::new(stream);
+    let mut status = String::new();
+    reader.read_line(&mut status).unwrap();
+    let status = status.split_whitespace().nth(1).unwrap().parse().unwrap();
+    loop {
+        let mut header = String::new();
+        reader.read_line(&mut header).unwrap();
+        if header.trim().is_empty() {
+            break;
+        }
+    }
+    Answer::read(status, Box::new(reader))
 }
 
 #[test]
@@ -251,8 +287,7 @@ fn runs_are_bounded_and_a_client_that_leaves_stops_its_run() {
     // `None` while the server is busy.
     let collection = |server: &Server| {
         let file = format!("{INKALA}\n{ENDLESS}\n{INKALA}\n");
-        let length = format!("Content-Length: {}\r\n", file.len());
-        let mut answer = request(server, "POST", &format!("/api/collection?{settings}"), &length, file.as_bytes());
+        let mut answer = post(server, &format!("/api/collection?{settings}"), file.as_bytes());
         if answer.status == 503 {
             assert!(answer.body().contains("busy: 2 runs are going on"));
             return None;
@@ -287,9 +322,7 @@ fn a_collection_comes_back_record_by_record_in_order() {
     let server = Server::start();
     let puzzles: Vec<&str> = HARD.lines().filter(|l| !l.starts_with('#')).map(|l| &l[..81]).collect();
     let file = format!("{HARD}not a puzzle\n");
-    let length = format!("Content-Length: {}\r\n", file.len());
-    let mut answer =
-        request(&server, "POST", "/api/collection?backend=cpu-lanes&seed=1&file=set.txt", &length, file.as_bytes());
+    let mut answer = post(&server, "/api/collection?backend=cpu-lanes&seed=1&file=set.txt", file.as_bytes());
     assert_eq!(answer.status, 200);
     let (name, start) = answer.event().unwrap();
     assert_eq!((name.as_str(), &start["puzzles"]), ("start", &serde_json::json!(puzzles.len() + 1)));
@@ -316,27 +349,27 @@ fn a_collection_comes_back_record_by_record_in_order() {
 #[test]
 fn uploads_beyond_the_limit_are_refused() {
     let server = Server::start();
-    // Declared too large: refused before a byte of it is read.
-    let too_long = format!("Content-Length: {}\r\n", sudoku_anneal::serve::MAX_UPLOAD + 1);
-    let answer = request(&server, "POST", "/api/collection", &too_long, b"");
+    // Declared too large (and not sent): refused before a byte of it is read.
+    let too_long = sudoku_anneal::serve::MAX_UPLOAD + 1;
+    let request = format!("POST /api/collection HTTP/1.1\r\nHost: x\r\nContent-Length: {too_long}\r\n\r\n");
+    let answer = raw(&server, &request, |_| ());
     assert_eq!(answer.status, 413);
     assert!(answer.body().contains("larger than 64 MiB"));
     // Undeclared (chunked): refused once the limit is passed.
-    let mut stream = TcpStream::connect(&server.addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    write!(stream, "POST /api/collection HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n").unwrap();
-    let chunk = vec![b'.'; 1 << 20];
-    for _ in 0..=(sudoku_anneal::serve::MAX_UPLOAD >> 20) {
-        // The server may stop reading once it has refused.
-        if write!(stream, "{:x}\r\n", chunk.len())
-            .and_then(|()| stream.write_all(&chunk))
-            .and_then(|()| stream.write_all(b"\r\n"))
-            .is_err()
-        {
-            break;
+    let request = "POST /api/collection HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+    let answer = raw(&server, request, |stream| {
+        let chunk = vec![b'.'; 1 << 20];
+        for _ in 0..=(sudoku_anneal::serve::MAX_UPLOAD >> 20) {
+            // The server may stop reading once it has refused.
+            if write!(stream, "{:x}\r\n", chunk.len())
+                .and_then(|()| stream.write_all(&chunk))
+                .and_then(|()| stream.write_all(b"\r\n"))
+                .is_err()
+            {
+                break;
+            }
         }
-    }
-    let answer = read_answer(stream);
+    });
     assert_eq!(answer.status, 413);
 }
 
@@ -356,18 +389,17 @@ fn stalled_uploads_give_their_places_back() {
     let started = Instant::now();
     std::thread::sleep(Duration::from_millis(300));
     let file = format!("{INKALA}\n");
-    let length = format!("Content-Length: {}\r\n", file.len());
-    let answer = request(&server, "POST", "/api/collection?backend=cpu", &length, file.as_bytes());
+    let answer = post(&server, "/api/collection?backend=cpu", file.as_bytes());
     assert_eq!(answer.status, 503, "both places are held while the uploads are young");
     for stream in stalled {
-        let answer = read_answer(stream);
+        let answer = raw_answer(stream);
         assert_eq!(answer.status, 408);
         assert!(answer.body().contains("the upload stalled"));
     }
     let waited = started.elapsed();
     let idle = sudoku_anneal::serve::UPLOAD_IDLE;
     assert!(waited >= idle - Duration::from_millis(400) && waited < idle * 3, "{waited:?}");
-    let mut answer = request(&server, "POST", "/api/collection?backend=cpu", &length, file.as_bytes());
+    let mut answer = post(&server, "/api/collection?backend=cpu", file.as_bytes());
     assert_eq!(answer.status, 200);
     assert_eq!(answer.event().unwrap().0, "start");
 }
