@@ -1,7 +1,6 @@
 //! The binary as a process: spawned with piped streams, run with an input,
 //! its output lines; a temporary file of its own.
 
-use std::io::Write;
 use std::process::{Child, Command, Output, Stdio};
 
 /// The binary with piped stdin, stdout and stderr.
@@ -15,16 +14,11 @@ pub fn spawn(args: &[&str]) -> Child {
         .unwrap()
 }
 
+/// The binary run to its end on `stdin` (written while it runs, by
+/// `assert_cmd`: the binary streams its output as it reads, so an input
+/// written before reading would fill both pipes).
 pub fn run_bytes(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = spawn(args);
-    let mut pipe = child.stdin.take().unwrap();
-    // Written from a thread: the binary streams its output while it reads, so
-    // a large input written before reading would fill both pipes and hang.
-    let stdin = stdin.to_vec();
-    let writer = std::thread::spawn(move || pipe.write_all(&stdin));
-    let output = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    output
+    assert_cmd::Command::cargo_bin("sudoku-anneal").unwrap().args(args).write_stdin(stdin).output().unwrap()
 }
 
 pub fn run(args: &[&str], stdin: &str) -> Output {
