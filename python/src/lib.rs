@@ -53,8 +53,7 @@ fn to_python(error: Error) -> PyErr {
 fn prepare(backend: &str, settings: &[(String, String)]) -> Result<(Box<dyn Backend>, Settings, bool), Error> {
     let pairs = settings.iter().map(|(name, value)| (name.as_str(), value.as_str()));
     let overrides = Overrides::from_pairs(pairs)?;
-    let choice = <BackendChoice as clap::ValueEnum>::from_str(backend, true)
-        .map_err(|_| Error::Settings(format!("unknown backend {backend:?}")))?;
+    let choice = BackendChoice::named(backend)?;
     let (kind, backend) = choice.build()?;
     let (settings, _) = Settings::resolve(kind, &overrides)?.fit_to(backend.as_ref());
     Ok((backend, settings, overrides.batch.is_some()))

@@ -88,6 +88,20 @@ impl BackendChoice {
         }
     }
 
+    /// The choice `name` makes (as `--backend` reads it, any case), or a
+    /// refusal that lists the names: for callers that read names
+    /// themselves (the server, the Python module).
+    pub fn named(name: &str) -> Result<BackendChoice> {
+        use clap::ValueEnum;
+        BackendChoice::from_str(name, true).map_err(|_| {
+            let names: Vec<String> = BackendChoice::value_variants()
+                .iter()
+                .filter_map(|choice| choice.to_possible_value().map(|value| value.get_name().to_string()))
+                .collect();
+            Error::Settings(format!("unknown backend {name:?} (one of {})", names.join(", ")))
+        })
+    }
+
     /// Where a run of this choice goes on when the GPU fails mid-run: `auto`
     /// on the CPU backend it would pick without a GPU; an explicit choice nowhere.
     pub fn fallback(self) -> Option<BackendKind> {

@@ -4,7 +4,6 @@
 use std::time::{Duration, Instant};
 
 use axum::response::sse::Event;
-use clap::ValueEnum;
 use serde::Serialize;
 use tokio::sync::mpsc::Sender;
 
@@ -177,7 +176,7 @@ pub(super) struct Prepared {
 /// and starts its backend.
 pub(super) fn prepare(request: &LiveRequest) -> Result<Prepared, String> {
     let backend_choice = match request.backend.as_deref().filter(|b| !b.is_empty() && *b != "default") {
-        Some(name) => BackendChoice::from_str(name, true).map_err(|_| format!("unknown backend {name:?}"))?,
+        Some(name) => BackendChoice::named(name).map_err(|e| e.to_string())?,
         None => BackendChoice::Auto,
     };
     let (kind, backend) = backend_choice.build_on(request.adapter.as_ref()).map_err(|e| e.to_string())?;
