@@ -13,7 +13,9 @@
 # software adapter (lavapipe) is taken when there is no other, with fewer
 # replicas, as a dry run. On a hardware GPU it takes about 6 minutes, the
 # most telling parts first, so that it fits a 15-minute lease with time
-# to spare; what a cut-off run wrote is kept.
+# to spare; what a cut-off run wrote is kept. It writes a dozen files: where
+# only a few may come back, run it under `timeout` and pack OUT after it
+# (`tar czf`), so a cut-off run still comes back whole.
 #
 # What it writes, each with the command that made it:
 #   devices.txt      the adapters, and the one each GPU backend takes
