@@ -54,7 +54,7 @@ run() { # run NAME COMMAND...: the command and its output into OUT/NAME
     shift
     { echo "\$ $*"; "$@" 2>&1; } | tee -a "$out/$name"
 }
-criterion=(--warm-up-time 1 --measurement-time 3)
+criterion=(--warm-up-time 1 --measurement-time 3 --sample-size 20)
 hardware=true
 $bin devices | tee "$out/devices.txt"
 grep -q ' <- auto' "$out/devices.txt" || hardware=false
@@ -87,7 +87,8 @@ run one-at-a-time.md $bin bench --backend gpu,gpu-bits,cpu-lanes --batch 1 --run
 run one-at-a-time-spins.md $bin bench --backend gpu --moves spin --batch 1 --runs $runs "${sets[@]}"
 # Each variant after the kernel that runs, in this call (machine instances
 # differ by up to 1.5×: compare within one call only).
-for variant in "" global-totals units-per-group=1 units-per-group=2 units-per-group=8; do
+for variant in "" cell-invocations=8,units-per-group=4 cell-invocations=8 global-totals units-per-group=1 \
+    global-totals,units-per-group=1; do
     GPU_BENCH_KERNEL=$variant GPU_BENCH_REPLICAS=$variant_replicas run variants.txt \
         "$sweep" --bench 'gpu_sweep.*(one temperature|Cell)' "${criterion[@]}"
 done

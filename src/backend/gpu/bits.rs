@@ -23,7 +23,7 @@ impl EngineParts for BitsKernel {
         REPLICAS_PER_WORD
     }
 
-    fn lanes(&self) -> u32 {
+    fn lanes(&self, _kernel: &Kernel) -> u32 {
         REPLICAS_PER_WORD as u32
     }
 

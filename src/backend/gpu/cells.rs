@@ -17,8 +17,8 @@ impl EngineParts for CellsKernel {
         concat!(include_str!("../../../shaders/cells.wgsl"), include_str!("../../../shaders/gather_cells.wgsl"))
     }
 
-    fn lanes(&self) -> u32 {
-        CELL_INVOCATIONS
+    fn lanes(&self, kernel: &Kernel) -> u32 {
+        kernel.options.cell_invocations.unwrap_or(CELL_INVOCATIONS)
     }
 
     /// Two replicas a workgroup: 4–6 % more attempts/s than four on an
@@ -36,15 +36,15 @@ impl EngineParts for CellsKernel {
     }
 
     fn constants(&self, kernel: &Kernel) -> Vec<String> {
-        let per_group = kernel.per_group;
+        let (per_group, lanes) = (kernel.per_group, self.lanes(kernel));
         let (adaptive, base, cap, relax_every) = match kernel.weights {
             Weights::Fixed => (false, 1, 1, 1),
             Weights::Adaptive(rule) => (true, rule.base as u32, rule.cap as u32, rule.relax_every),
         };
         vec![
-            int("CELL_INVOCATIONS", CELL_INVOCATIONS),
+            int("CELL_INVOCATIONS", lanes),
             int("REPLICAS_PER_GROUP", per_group),
-            int("GROUP_SIZE", CELL_INVOCATIONS * per_group),
+            int("GROUP_SIZE", lanes * per_group),
             int("GROUP_TOTALS", kernel.totals * per_group),
             int("GROUP_CELLS", kernel.cells * per_group),
             int("FIRST_UNIT", kernel.cells),
@@ -58,7 +58,7 @@ impl EngineParts for CellsKernel {
     }
 
     fn loop_iterations(&self, kernel: &Kernel, attempts_per_lane: u64) -> (u64, u64, u64) {
-        let (lanes, n) = (CELL_INVOCATIONS as u64, kernel.shape.n as u64);
+        let (lanes, n) = (self.lanes(kernel) as u64, kernel.shape.n as u64);
         let units = (kernel.totals as u64).div_ceil(lanes);
         let unit_width = kernel.width as u64 - 1;
         // Two passes over a cell's candidates, each over their units; the old and new candidates' units.

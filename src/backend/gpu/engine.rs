@@ -116,7 +116,7 @@ impl Kernel {
 
     /// Invocations per unit.
     pub fn lanes(&self) -> u32 {
-        self.engine.parts().lanes()
+        self.engine.parts().lanes(self)
     }
 
     /// The most sweeps one dispatch can run within `budget` loop iterations

@@ -184,7 +184,7 @@ pub(super) trait EngineParts: Sync {
     /// Its own WGSL, appended to common.wgsl.
     fn source(&self) -> &'static str;
     /// Invocations per unit.
-    fn lanes(&self) -> u32;
+    fn lanes(&self, kernel: &Kernel) -> u32;
     /// Workgroup memory of one unit, in words.
     fn workgroup_words(&self, kernel: &Kernel) -> u32;
     /// Its own constants' WGSL declarations.

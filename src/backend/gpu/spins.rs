@@ -13,7 +13,7 @@ impl EngineParts for SpinsKernel {
         concat!(include_str!("../../../shaders/spins.wgsl"), include_str!("../../../shaders/gather_cells.wgsl"))
     }
 
-    fn lanes(&self) -> u32 {
+    fn lanes(&self, _kernel: &Kernel) -> u32 {
         INVOCATIONS_PER_REPLICA
     }
 
