@@ -195,12 +195,13 @@ fn gpu_sweep(c: &mut Criterion) {
             let counts = vec![sweeps; slots];
             group.throughput(Throughput::Elements(sweeps as u64 * model.len() as u64 * replicas as u64));
             let temperatures = if rungs == 1 { "one temperature".to_string() } else { format!("{rungs} temperatures") };
+            // What tells the cases apart first: criterion cuts long names short.
             let name = format!(
-                "{}{}, {:?} moves, {replicas} replicas at {temperatures}, {} spins, {sweeps} sweeps/dispatch",
+                "{}, {} spins, {replicas} replicas, {:?} moves at {temperatures}, {sweeps} sweeps/dispatch{}",
                 gpu.name(),
-                if variant.is_empty() { String::new() } else { format!(" [{variant}]") },
+                model.len(),
                 dynamics.moves,
-                model.len()
+                if variant.is_empty() { String::new() } else { format!(" [{variant}]") },
             );
             group.bench_function(BenchmarkId::new(gpu.adapter().name.clone(), name), |b| {
                 b.iter(|| gpu.sweep(&rung_of_replica, &counts).unwrap())

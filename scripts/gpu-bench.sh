@@ -89,6 +89,8 @@ run one-at-a-time-spins.md $bin bench --backend gpu --moves spin --batch 1 --run
 # differ by up to 1.5×: compare within one call only).
 for variant in "" cell-invocations=8,units-per-group=4 cell-invocations=8 global-totals units-per-group=1 \
     global-totals,units-per-group=1; do
+    # criterion cuts long names short: say which variant the lines below are.
+    echo "variant: ${variant:-(the kernel that runs)}" | tee -a "$out/variants.txt"
     GPU_BENCH_KERNEL=$variant GPU_BENCH_REPLICAS=$variant_replicas run variants.txt \
         "$sweep" --bench 'gpu_sweep.*(one temperature|Cell)' "${criterion[@]}"
 done
