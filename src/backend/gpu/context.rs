@@ -153,10 +153,10 @@ impl GpuContext {
             encoder.copy_buffer_to_buffer(source, start * 4, readback, words * 4, count * 4);
             words += count;
         }
-        self.queue.submit([encoder.finish()]);
+        let submission = self.queue.submit([encoder.finish()]);
         let (sender, mapped) = mpsc::channel();
         readback.slice(..words * 4).map_async(wgpu::MapMode::Read, move |result| drop(sender.send(result)));
-        Readback { mapped, words }
+        Readback { mapped, words, submission }
     }
 
     /// Waits for a [`submit_with_readback`](Self::submit_with_readback) and returns the words copied.
@@ -183,7 +183,12 @@ impl GpuContext {
                 Ok(mapped) => break mapped,
                 Err(mpsc::TryRecvError::Empty) if Instant::now() < spin_until => std::hint::spin_loop(),
                 Err(_) => {
-                    self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(waiting)?;
+                    // This submission only: a wait for the most recent one
+                    // would also wait for the other bank's round, submitted
+                    // after it, and leave the device idle while the host
+                    // works on this one (the banks' overlap undone).
+                    let this = wgpu::PollType::Wait { submission_index: Some(pending.submission), timeout: None };
+                    self.device.poll(this).map_err(waiting)?;
                     break pending.mapped.recv().map_err(|_| Error::Gpu("the readback never completed".into()))?;
                 }
             }
@@ -222,6 +227,8 @@ fn lost_reason_in_words(reason: wgpu::DeviceLostReason, message: &str) -> String
 pub(super) struct Readback {
     pub(super) mapped: mpsc::Receiver<std::result::Result<(), wgpu::BufferAsyncError>>,
     pub(super) words: u64,
+    /// The submission that copies into the readback buffer.
+    pub(super) submission: wgpu::SubmissionIndex,
 }
 
 /// The entry points of a sweep kernel compiled for one board shape.
