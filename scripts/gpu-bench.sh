@@ -27,6 +27,9 @@
 #   *.md, *.json     bench tables: benches/data/hardest100.txt and
 #                    examples/hard.txt, all at once and one at a time, on gpu
 #                    (cell and spin moves) and gpu-bits, with cpu-lanes beside
+#   collections.md   with GPU_BENCH_COLLECTIONS="FILE ..." (larger sets, carried
+#                    along: the fixed public sets are not in the repository):
+#                    each backend at its defaults, and gpu at 2,048 in flight
 #   variants.txt     each kernel option (KernelOptions) after the kernel that
 #                    runs, at 65,536 replicas, in the same call
 set -euo pipefail
@@ -85,6 +88,13 @@ run bench-spins.md $bin bench --backend gpu --moves spin --runs $runs --json "$o
 # One puzzle at a time: the latency of a single solve.
 run one-at-a-time.md $bin bench --backend gpu,gpu-bits,cpu-lanes --batch 1 --runs $runs --json "$out/one-at-a-time.json" "${sets[@]}"
 run one-at-a-time-spins.md $bin bench --backend gpu --moves spin --batch 1 --runs $runs "${sets[@]}"
+# Collections, where throughput is what counts; 2,048 in flight was slower
+# than 256 while the two banks' rounds were serialized (BENCHMARKS.md).
+if [ -n "${GPU_BENCH_COLLECTIONS:-}" ]; then
+    read -ra collections <<<"$GPU_BENCH_COLLECTIONS"
+    run collections.md $bin bench --backend gpu,gpu-bits,cpu-lanes --runs 1 --json "$out/collections.json" "${collections[@]}"
+    run collections.md $bin bench --backend gpu --batch 2048 --runs 1 "${collections[@]}"
+fi
 # Each variant after the kernel that runs, in this call (machine instances
 # differ by up to 1.5×: compare within one call only).
 for variant in "" cell-invocations=8,units-per-group=4 cell-invocations=8 global-totals units-per-group=1 \
