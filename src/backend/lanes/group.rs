@@ -292,15 +292,25 @@ impl Group {
     /// relaxing sweep −1 on each weight above `base`.
     #[inline(always)]
     fn adapt(&mut self, units: &[u16], base: i16, cap: i16, relax: bool) {
-        let (one, base, cap) = (Lanes::splat(1), Lanes::splat(base), Lanes::splat(cap));
+        // One loop for each case: the test of `relax` stays out of the loop.
+        if relax {
+            self.adapt_units(units, cap, |grown| grown + grown.gt_mask(Lanes::splat(base)));
+        } else {
+            self.adapt_units(units, cap, |grown| grown);
+        }
+    }
+
+    /// +1 on each violated unit up to `cap`, then `relax`.
+    #[inline(always)]
+    fn adapt_units(&mut self, units: &[u16], cap: i16, relax: impl Fn(Lanes) -> Lanes) {
+        let (one, cap) = (Lanes::splat(1), Lanes::splat(cap));
+        // Masked, as in the sweep: in bounds by construction, no check.
+        let mask = self.constraints.len() - 1;
+        let constraints = &mut self.constraints[..=mask];
         for &k in units {
-            let unit = &mut self.constraints[k as usize];
+            let unit = &mut constraints[k as usize & mask];
             // + 1, less 1 where the unit holds (its mask is −1 there).
-            let mut grown = (unit.weight + one + unit.total.eq_mask(one)).min(cap);
-            if relax {
-                grown += grown.gt_mask(base);
-            }
-            unit.weight = grown;
+            unit.weight = relax((unit.weight + one + unit.total.eq_mask(one)).min(cap));
         }
     }
 
