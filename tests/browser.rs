@@ -171,6 +171,12 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     assert!(said.as_str().unwrap().starts_with("solved and verified"), "{said}");
     let shown = browser.script("return lineFromGrid()");
     assert_eq!(shown, exact_solve(&grid(INKALA)).unwrap().to_string().as_str());
+    // The last frame is the final state: the run's panel shows the record's
+    // sweeps and energy 0, not the values of an earlier frame.
+    let panel = browser.script(
+        "const p = panels[0]; return [p.q('sweeps').textContent, String(p.record.sweeps), p.q('energy').textContent]",
+    );
+    assert_eq!((&panel[0], &panel[2]), (&panel[1], &json!("0")), "{panel}");
 
     // The page opens on the tempering preset, whose every frame gives its
     // 8 rungs from 0.5 to 1.2; "as solve runs it" is the backend's one
@@ -256,6 +262,27 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     let panels = browser.script("return panels.map(p => p.record.solution)");
     let expected = exact_solve(&grid(INKALA)).unwrap().to_string();
     assert_eq!(panels, json!([expected, expected]));
+
+    // Plain energies: on cpu-lanes with adaptive weights (grown above their
+    // base on a puzzle without a solution), beside the other backend, the
+    // lowest energy its panel shows is the plain energy of the grid it
+    // shows (cell moves fill every cell).
+    browser.type_into("#line", ENDLESS);
+    browser.script(
+        "for (const [id, value] of [['backend', 'cpu-lanes'], ['reduce', 'clues']]) \
+         document.getElementById(id).value = value;",
+    );
+    browser.click("#solve");
+    browser.until("return panels.length === 2 && panels.every(p => p.history.length >= 5)", "frames of an endless run");
+    browser.click("#stop");
+    browser.until(&format!("return {MESSAGE} === 'stopped'"), "the stop");
+    let shown =
+        browser.script("const p = panels[0]; return [p.grid.map(i => i.value).join(''), p.q('energy').textContent]");
+    let digits: Vec<usize> =
+        shown[0].as_str().unwrap().chars().map(|c| c.to_digit(10).expect("a digit in every cell") as usize).collect();
+    let spins: Vec<u8> = (0..81 * 9).map(|i| u8::from(digits[i / 9] == i % 9 + 1)).collect();
+    let plain = crate::util::dense_energy(sudoku_anneal::grid::Shape::CLASSIC, &spins);
+    assert_eq!(shown[1], json!(plain.to_string()), "the panel's energy is not the plain energy of its grid: {shown}");
 
     // Consistent clues without a solution, annealed on a ladder of single
     // spins without propagation, on the reference beside the other: it runs
