@@ -1,7 +1,10 @@
 //! The binary as a process: spawned with piped streams, run with an input,
 //! its output lines; a temporary file of its own.
 
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Output, Stdio};
+
+use crate::util::{EASY, INKALA};
 
 /// The binary with piped stdin, stdout and stderr.
 pub fn spawn(args: &[&str]) -> Child {
@@ -23,6 +26,24 @@ pub fn run_bytes(args: &[&str], stdin: &[u8]) -> Output {
 
 pub fn run(args: &[&str], stdin: &str) -> Output {
     run_bytes(args, stdin.as_bytes())
+}
+
+/// `solve` on `cpu` over a collection that runs long (an easy puzzle, then
+/// Inkala's twenty times, no time limit), sent `kill -SIGNAL` once its
+/// first record is out: that record's line, the rest of its output, and
+/// how it ended.
+pub fn solve_stopped_by(signal: &str) -> (String, String, Output) {
+    let input = format!("{EASY}\n{}", format!("{INKALA}\n").repeat(20));
+    let mut child =
+        spawn(&["solve", "--backend", "cpu", "--format", "jsonl", "--timeout", "0", "--max-sweeps", "4000000000"]);
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert!(Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap().success());
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    (first, rest, child.wait_with_output().unwrap())
 }
 
 pub fn stdout_lines(output: &Output) -> Vec<String> {

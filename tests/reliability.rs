@@ -2,10 +2,9 @@
 //! mistyped lines, line endings, unbounded lines, an unwritable stderr,
 //! settings beyond memory, puzzle-looking arguments, signals.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Command;
 
-use crate::process::{run, run_bytes, spawn, stdout_lines};
+use crate::process::{run, run_bytes, solve_stopped_by, stdout_lines};
 use crate::util::{EASY, INKALA};
 
 fn records(out: &std::process::Output) -> Vec<serde_json::Value> {
@@ -127,17 +126,7 @@ fn a_mistyped_puzzle_argument_is_an_invalid_record() {
 /// Ctrl-C does: complete records, a summary, the last line, exit 143.
 #[test]
 fn sigterm_stops_cleanly_with_complete_records_and_a_summary() {
-    let input = format!("{EASY}\n{}", format!("{INKALA}\n").repeat(20));
-    let mut child =
-        spawn(&["solve", "--backend", "cpu", "--format", "jsonl", "--timeout", "0", "--max-sweeps", "4000000000"]);
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    stdout.read_line(&mut first).unwrap();
-    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
-    let mut rest = String::new();
-    stdout.read_to_string(&mut rest).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let (first, rest, out) = solve_stopped_by("TERM");
     assert_eq!(out.status.code(), Some(143));
     for line in std::iter::once(first.as_str()).chain(rest.lines()).filter(|l| !l.trim().is_empty()) {
         assert_eq!(serde_json::from_str::<serde_json::Value>(line).unwrap()["status"], "solved");

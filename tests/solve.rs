@@ -1,12 +1,11 @@
 //! `solve`: output records, exit codes and messages, inputs of every form.
 
 use std::io::Write;
-use std::process::Command;
 
 use sudoku_anneal::grid::{Grid, Variant};
 use sudoku_anneal::puzzle::{parse_grid, PuzzleReader};
 
-use crate::process::{run, run_bytes, spawn, stdout_lines};
+use crate::process::{run, run_bytes, solve_stopped_by, spawn, stdout_lines};
 use crate::util::{exact_solve, example, grid, solves, EASY, EASY_SOLUTION, INKALA};
 
 #[test]
@@ -341,18 +340,7 @@ fn allow_unsolved_exits_0_for_unsolved_and_invalid_puzzles_only() {
 
 #[test]
 fn ctrl_c_stops_cleanly_with_complete_records_and_a_summary() {
-    let input = format!("{EASY}\n{}", format!("{INKALA}\n").repeat(20));
-    let mut child =
-        spawn(&["solve", "--backend", "cpu", "--format", "jsonl", "--timeout", "0", "--max-sweeps", "4000000000"]);
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
-    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(kill.success());
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let (first, rest, out) = solve_stopped_by("INT");
     assert_eq!(out.status.code(), Some(130));
     for line in std::iter::once(first.as_str()).chain(rest.lines()).filter(|l| !l.trim().is_empty()) {
         let record: serde_json::Value = serde_json::from_str(line).unwrap();
