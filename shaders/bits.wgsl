@@ -53,6 +53,15 @@ fn plane(index: u32) -> u32 {
     return totals[index];
 }
 
+// One lane's total, read from its planes at plane(base..).
+fn lane_total(base: u32, lane: u32) -> u32 {
+    var t = 0u;
+    for (var p = 0u; p < PLANES; p++) {
+        t |= ((plane(base + p) >> lane) & 1u) << p;
+    }
+    return t;
+}
+
 fn set_plane(index: u32, value: u32) {
     if WORKGROUP_TOTALS {
         local_totals[index] = value;
@@ -200,9 +209,7 @@ fn attempt(place: Place, i: u32, key: u32) {
         var s = 0u;
         for (var j = 0u; j < WIDTH; j++) {
             if k[j] != PADDING {
-                for (var p = 0u; p < PLANES; p++) {
-                    s += ((plane(t0 + k[j] * PLANES + p) >> lane) & 1u) << p;
-                }
+                s += lane_total(t0 + k[j] * PLANES, lane);
             }
         }
         let delta = select(2u * s - c, 3u * c - 2u * s, ((x >> lane) & 1u) == 1u);
@@ -262,10 +269,7 @@ fn lane_energy(t0: u32, lane: u32) -> vec2<i32> {
     var energy = 0;
     var k = 0u;
     for (; k < PADDING; k++) {
-        var t = 0;
-        for (var p = 0u; p < PLANES; p++) {
-            t |= i32((plane(t0 + k * PLANES + p) >> lane) & 1u) << p;
-        }
+        let t = i32(lane_total(t0 + k * PLANES, lane));
         energy += (t - 1) * (t - 1);
     }
     return vec2<i32>(energy, i32(k));

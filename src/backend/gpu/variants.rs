@@ -28,17 +28,15 @@ impl KernelOptions {
     /// Options from text like `global-totals,units-per-group=2`; empty: none.
     pub fn parse(text: &str) -> Result<KernelOptions, String> {
         let mut options = KernelOptions::default();
+        let count = |name: &str, n: &str| match n.parse() {
+            Ok(n @ 1..=64) => Ok(Some(n)),
+            _ => Err(format!("{name} takes 1 to 64, not {n:?}")),
+        };
         for option in text.split(',').map(str::trim).filter(|o| !o.is_empty()) {
             match option.split_once('=') {
                 None if option == "global-totals" => options.global_totals = true,
-                Some(("units-per-group", n)) => match n.parse() {
-                    Ok(n @ 1..=64) => options.units_per_group = Some(n),
-                    _ => return Err(format!("units-per-group takes 1 to 64, not {n:?}")),
-                },
-                Some(("cell-invocations", n)) => match n.parse() {
-                    Ok(n @ 1..=64) => options.cell_invocations = Some(n),
-                    _ => return Err(format!("cell-invocations takes 1 to 64, not {n:?}")),
-                },
+                Some((name @ "units-per-group", n)) => options.units_per_group = count(name, n)?,
+                Some((name @ "cell-invocations", n)) => options.cell_invocations = count(name, n)?,
                 _ => {
                     return Err(format!(
                         "unknown kernel option {option:?} (global-totals, units-per-group=N, cell-invocations=N)"
