@@ -39,7 +39,8 @@ def child_cpu():
 
 
 def anneal(binary, path):
-    """Puzzles per CPU-second of cpu-lanes on one thread, and how many it solved."""
+    """Puzzles per CPU-second of cpu-lanes on one thread, how many it
+    solved, and how many of those reduction solved (singles, or probing)."""
     before = child_cpu()
     env = dict(os.environ, RAYON_NUM_THREADS="1")
     out = subprocess.run(
@@ -49,7 +50,8 @@ def anneal(binary, path):
     seconds = child_cpu() - before
     records = [line for line in out.stdout.splitlines() if line]
     solved = sum('"status":"solved"' in r for r in records)
-    return len(records) / seconds, solved, len(records)
+    by_reduction = sum('"solved_by":"reduction"' in r for r in records)
+    return len(records) / seconds, solved, by_reduction, len(records)
 
 
 def cnf_problems(binary, path):
@@ -101,15 +103,15 @@ def main():
     args = parser.parse_args()
     os.sched_setaffinity(0, {args.cpu})
 
-    print("| set | puzzles | cpu-lanes solved | tdoku /CPU-s | CaDiCaL /CPU-s | cpu-lanes /CPU-s "
+    print("| set | puzzles | cpu-lanes solved (by reduction) | tdoku /CPU-s | CaDiCaL /CPU-s | cpu-lanes /CPU-s "
           "| CaDiCaL × tdoku | cpu-lanes × tdoku | cpu-lanes × CaDiCaL | CaDiCaL conflicts median / mean |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for path in args.files:
         yardstick = tdoku(args.tdoku, path) if args.tdoku else None
         sat_rate, conflicts = cadical(cnf_problems(args.binary, path))
-        lanes_rate, solved, count = anneal(args.binary, path)
+        lanes_rate, solved, by_reduction, count = anneal(args.binary, path)
         over = lambda rate, base: f"{base / rate:.1f}×" if base else "–"
-        print(f"| {Path(path).name} | {count} | {solved} | {yardstick or '–'} | {sat_rate:.0f} | {lanes_rate:.0f} "
+        print(f"| {Path(path).name} | {count} | {solved} ({by_reduction}) | {yardstick or '–'} | {sat_rate:.0f} | {lanes_rate:.0f} "
               f"| {over(sat_rate, yardstick)} | {over(lanes_rate, yardstick)} | {over(lanes_rate, sat_rate)} "
               f"| {statistics.median(conflicts):.0f} / {statistics.mean(conflicts):.1f} |", flush=True)
 

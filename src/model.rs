@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 
 use crate::error::PuzzleError;
 use crate::grid::{symbol, Geometry, Grid};
-use crate::reduce::Candidates;
+use crate::reduce::{reduce, Candidates, Reduce};
 
 /// One free spin: "cell holds digit + 1".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +63,13 @@ pub struct Model {
 }
 
 impl Model {
+    /// The model the anneal runs for `puzzle` under `mode`: for
+    /// [`Reduce::Probe`] the propagated one, since probing waits until the
+    /// anneal has had a go (what `export` and the Python module write).
+    pub fn of_puzzle(puzzle: &Grid, mode: Reduce) -> Result<Model, PuzzleError> {
+        Model::build(&reduce(puzzle, mode.before_annealing())?)
+    }
+
     /// Builds the model of a reduced puzzle. Fails when a constraint can
     /// never be met (no free spin and no fixed one), which proves the puzzle
     /// has no solution.

@@ -33,6 +33,9 @@ pub struct Outcome {
     /// (rung k with k + 1), summed over the puzzle's ladders.
     pub swap_attempts: Vec<u64>,
     pub swap_accepted: Vec<u64>,
+    /// Whether reduction decided it (before the anneal, or probing during
+    /// it) rather than a replica reaching energy 0.
+    pub by_reduction: bool,
 }
 
 impl Outcome {
@@ -50,6 +53,7 @@ impl Outcome {
             attempts: 0,
             swap_attempts: Vec::new(),
             swap_accepted: Vec::new(),
+            by_reduction: true,
         }
     }
 

@@ -33,6 +33,8 @@ struct JsonRecord<'a> {
     seconds: f64,
     backend: &'a str,
     error: Option<String>,
+    /// What solved it: `reduction` (singles, or probing) or `anneal`; null when unsolved.
+    solved_by: Option<&'static str>,
 }
 
 /// The output line (without newline) for one puzzle.
@@ -65,6 +67,11 @@ pub fn write_record(out: &mut Vec<u8>, format: Format, entry: &Entry, outcome: &
                 Status::Invalid(reason) => ("invalid", None, Some(reason.to_string())),
                 Status::Failed(reason) => ("error", None, Some(reason.clone())),
             };
+            let solved_by = match (&outcome.status, outcome.by_reduction) {
+                (Status::Solved(_), true) => Some("reduction"),
+                (Status::Solved(_), false) => Some("anneal"),
+                _ => None,
+            };
             let json = JsonRecord {
                 index: entry.index,
                 file: entry.file.as_deref(),
@@ -77,6 +84,7 @@ pub fn write_record(out: &mut Vec<u8>, format: Format, entry: &Entry, outcome: &
                 seconds: outcome.seconds,
                 backend,
                 error,
+                solved_by,
             };
             serde_json::to_writer(out, &json).expect("a record always serializes")
         }

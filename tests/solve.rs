@@ -410,3 +410,40 @@ fn consistent_clues_without_solution_are_invalid_under_propagation_and_unsolved_
     assert_eq!(annealed["status"], "unsolved");
     assert_eq!(annealed["sweeps"], 100);
 }
+
+/// The default reduction probes a puzzle the anneal has not solved in its
+/// first 10 sweeps: magictour's first is then solved by reduction (the
+/// anneal alone needs hundreds of sweeps), and with one clue changed it is
+/// found to have no solution, where propagation alone leaves the anneal to
+/// search until its budget ends. Inkala, where probing finds nothing, is
+/// the anneal's.
+#[test]
+fn probing_decides_what_the_anneal_has_not_solved_in_ten_sweeps() {
+    let magictour = "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........";
+    let record = |args: &[&str], puzzle: &str| {
+        let mut all = vec!["solve", "--backend", "cpu-lanes", "--format", "jsonl", "--max-sweeps", "3000"];
+        all.extend_from_slice(args);
+        all.push(puzzle);
+        serde_json::from_slice::<serde_json::Value>(&run(&all, "").stdout).unwrap()
+    };
+    let probed = record(&[], magictour);
+    assert_eq!(probed["status"], "solved");
+    assert_eq!(probed["solution"], exact_solve(&grid(magictour)).unwrap().to_string().as_str());
+    assert_eq!((probed["solved_by"].as_str(), probed["sweeps"].as_u64()), (Some("reduction"), Some(10)));
+    let annealed = record(&["--reduce", "propagate"], magictour);
+    assert_eq!(annealed["solution"], probed["solution"]);
+    assert_eq!(annealed["solved_by"], "anneal");
+    assert!(annealed["sweeps"].as_u64().unwrap() > 10, "{annealed}");
+
+    // r1c2 holds 6 in the solution; 5 there breaks no clue and no single.
+    let unsolvable = format!("45{}", &magictour[2..]);
+    let refuted = record(&[], &unsolvable);
+    assert_eq!((refuted["status"].as_str(), refuted["sweeps"].as_u64()), (Some("invalid"), Some(10)));
+    assert!(refuted["error"].as_str().unwrap().starts_with("no solution: "), "{refuted}");
+    let searched = record(&["--reduce", "propagate"], &unsolvable);
+    assert_eq!((searched["status"].as_str(), searched["sweeps"].as_u64()), (Some("unsolved"), Some(3000)));
+
+    let inkala = record(&["--seed", "0"], INKALA);
+    assert_eq!((inkala["status"].as_str(), inkala["solved_by"].as_str()), (Some("solved"), Some("anneal")));
+    assert!(inkala["sweeps"].as_u64().unwrap() > 10, "{inkala}");
+}

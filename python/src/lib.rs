@@ -221,7 +221,7 @@ fn model_json(puzzle: &str, reduce: &str, variant: &str) -> PyResult<String> {
     let pairs = [("reduce", reduce), ("variant", variant)];
     let ModelOptions { reduce: mode, variant } = Overrides::from_pairs(pairs).map_err(to_python)?.model;
     let entry = one_entry(puzzle, variant)?;
-    let model = entry.grid.and_then(|grid| Model::build(&sudoku_anneal::reduce::reduce(&grid, mode)?));
+    let model = entry.grid.and_then(|grid| Model::of_puzzle(&grid, mode));
     let model = model.map_err(|why| PyValueError::new_err(format!("invalid puzzle: {why}")))?;
     Ok(bqm_json(&model))
 }

@@ -108,8 +108,9 @@ def to_bqm(puzzle: str, reduce: str = "propagate", variant: str = "standard"):
     Variables are ``(row, col, digit)``: 0-based row and column, the digit an
     int from 1. Clues, and with ``reduce`` the spins they rule out, are folded
     into biases and offset: the energy is 0 exactly at a solution and above 0
-    elsewhere. ``reduce`` is "none", "clues" or "propagate" (the default, as
-    ``solve``); ``variant`` "standard", "x" or "latin".
+    elsewhere. ``reduce`` is "none", "clues", "propagate" (the default) or
+    "probe" (``solve``'s default; the same model, since it probes only
+    during the anneal); ``variant`` "standard", "x" or "latin".
     """
     dimod = _dimod()
     model = json.loads(_native.model_json(puzzle, reduce, variant))

@@ -209,7 +209,15 @@ mod tests {
     use crate::settings::Settings;
 
     fn unsolved_after(swap_attempts: Vec<u64>, swap_accepted: Vec<u64>) -> Outcome {
-        Outcome { status: Status::Unsolved, sweeps: 10, seconds: 0.5, attempts: 1000, swap_attempts, swap_accepted }
+        Outcome {
+            status: Status::Unsolved,
+            sweeps: 10,
+            seconds: 0.5,
+            attempts: 1000,
+            swap_attempts,
+            swap_accepted,
+            by_reduction: false,
+        }
     }
 
     fn invalid_line() -> Outcome {

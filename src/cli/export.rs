@@ -7,7 +7,6 @@ use anyhow::Context;
 use clap::ValueEnum;
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::{check_inputs, entries};
-use sudoku_anneal::reduce::reduce;
 use sudoku_anneal::settings::ModelOptions;
 use sudoku_anneal::{export, say};
 
@@ -53,7 +52,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     for entry in entries(&inputs, variant) {
         let entry = entry?;
         let file = entry.file.as_deref().unwrap_or("the command line");
-        let model = entry.grid.clone().and_then(|grid| Model::build(&reduce(&grid, mode)?));
+        let model = entry.grid.clone().and_then(|grid| Model::of_puzzle(&grid, mode));
         let model = match model {
             Ok(model) => model,
             Err(reason) => {

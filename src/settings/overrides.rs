@@ -147,7 +147,7 @@ mod tests {
             weight_cap: Some(8),
             moves: Some(Moves::Spin),
             temperatures: Some(vec![0.5, 1.0]),
-            model: ModelOptions { variant: Variant::Latin, reduce: Reduce::Propagate },
+            model: ModelOptions { variant: Variant::Latin, reduce: Reduce::default() },
             ..Overrides::default()
         };
         assert_eq!(pairs.unwrap(), expected);

@@ -12,7 +12,7 @@ use crate::grid::Grid;
 use crate::model::Model;
 use crate::outcome::{Outcome, Status};
 use crate::puzzle::{Entry, Input, Next};
-use crate::reduce::reduce;
+use crate::reduce::{reduce, Candidates, Reduce};
 use crate::settings::Settings;
 
 /// Outcomes waiting for their turn in input order. A ring rather than a
@@ -78,14 +78,21 @@ enum Prepared {
     Anneal(Box<Model>),
 }
 
-fn prepare(puzzle: &Grid, settings: &Settings) -> Prepared {
-    let candidates = match reduce(puzzle, settings.reduce) {
-        Ok(candidates) => candidates,
-        Err(reason) => return Prepared::Decided(Status::Invalid(reason)),
-    };
+/// The candidates reduction by `mode` leaves of `puzzle`, or the status it
+/// decides: solved (and verified), or invalid.
+pub(super) fn reduce_or_decide(puzzle: &Grid, mode: Reduce) -> std::result::Result<Candidates, Status> {
+    let candidates = reduce(puzzle, mode).map_err(Status::Invalid)?;
     if candidates.fixed.is_complete() {
-        return Prepared::Decided(checked(puzzle, candidates.fixed));
+        return Err(checked(puzzle, candidates.fixed));
     }
+    Ok(candidates)
+}
+
+fn prepare(puzzle: &Grid, mode: Reduce) -> Prepared {
+    let candidates = match reduce_or_decide(puzzle, mode) {
+        Ok(candidates) => candidates,
+        Err(status) => return Prepared::Decided(status),
+    };
     match Model::build(&candidates) {
         Ok(model) => Prepared::Anneal(Box::new(model)),
         Err(reason) => Prepared::Decided(Status::Invalid(reason)),
@@ -147,7 +154,8 @@ impl<I: Input> Intake<I> {
         let prepared: Vec<(Option<Prepared>, Duration)> = batch
             .par_iter()
             .map_init(Instant::now, |start, (_, entry)| {
-                let prepared = entry.grid.as_ref().ok().map(|puzzle| prepare(puzzle, settings));
+                let prepared =
+                    entry.grid.as_ref().ok().map(|puzzle| prepare(puzzle, settings.reduce.before_annealing()));
                 let end = Instant::now();
                 (prepared, end - std::mem::replace(start, end))
             })

@@ -7,16 +7,17 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::intake::{Intake, Pending, Ready};
+use super::intake::{reduce_or_decide, Intake, Pending, Ready};
 use super::observe::{Observer, Progress};
 use crate::backend::{Backend, Layout, Problem};
 use crate::decode::checked;
 use crate::decode::{cells_of, decode};
 use crate::error::Result;
-use crate::grid::Shape;
+use crate::grid::{Grid, Shape};
 use crate::model::Model;
 use crate::outcome::{Outcome, Status};
 use crate::puzzle::{Entry, Input};
+use crate::reduce::Reduce;
 use crate::settings::Settings;
 use crate::tempering::{acceptance_rate, Exchange, Ladder};
 
@@ -27,6 +28,18 @@ const MAX_PENDING: usize = 4096;
 /// puzzles of an easy collection never take a slot, and reading them one
 /// at a time cost two allocations and a parallel call each.
 pub(super) const READ_AT_ONCE: usize = 64;
+/// Under [`Reduce::Probe`], the sweeps a puzzle anneals before it is
+/// probed: what puzzles the anneal finds easy (most of an easy collection)
+/// need, so they never pay for probing, while those probing solves (most
+/// 17-clue and magictour puzzles) pay for two rounds (BENCHMARKS.md).
+/// Boards of more than 128 cells wait ten times longer: probing them on
+/// lists of cells rather than bit sets costs some ten times more a candidate.
+fn probe_after_sweeps(puzzle: &Grid) -> u32 {
+    match puzzle.geometry().cell_sets {
+        Some(_) => 10,
+        None => 100,
+    }
+}
 
 /// A puzzle annealing in a slot.
 struct Active {
@@ -36,6 +49,8 @@ struct Active {
     exchanges: Vec<Exchange>,
     sweeps: u32,
     started: Instant,
+    /// Whether probing is still to come.
+    to_probe: bool,
 }
 
 impl Active {
@@ -54,6 +69,8 @@ enum Verdict {
     Solved(usize),
     /// Out of sweeps or time.
     Unsolved,
+    /// Probing decided it (solved, or no solution).
+    Decided(Status),
 }
 
 /// The puzzles in flight: a slot per puzzle on the backend, each refilled
@@ -183,7 +200,8 @@ impl<'a> InFlight<'a> {
         };
         // Its clock counts the preparation it already had.
         let started = Instant::now().checked_sub(prepare_time).unwrap_or_else(Instant::now);
-        self.slots[slot] = Some(Active { sequence, entry, model, exchanges, sweeps: 0, started });
+        let to_probe = self.settings.reduce == Reduce::Probe;
+        self.slots[slot] = Some(Active { sequence, entry, model, exchanges, sweeps: 0, started, to_probe });
         Ok(())
     }
 
@@ -238,10 +256,18 @@ impl<'a> InFlight<'a> {
                 }
                 let out_of_time = shaped.timeout.is_some_and(|limit| active.started.elapsed() >= limit);
                 if active.sweeps >= shaped.max_sweeps || out_of_time {
-                    Verdict::Unsolved
-                } else {
-                    Verdict::Continue
+                    return Verdict::Unsolved;
                 }
+                let puzzle = active.entry.grid.as_ref().expect("annealed puzzles parsed");
+                if active.to_probe && active.sweeps >= probe_after_sweeps(puzzle) {
+                    active.to_probe = false;
+                    // What probing removes from a puzzle it does not decide
+                    // is not worth a fresh start (BENCHMARKS.md).
+                    if let Err(status) = reduce_or_decide(puzzle, Reduce::Probe) {
+                        return Verdict::Decided(status);
+                    }
+                }
+                Verdict::Continue
             })
             .collect();
         // One readback for every slot solved this round.
@@ -258,9 +284,11 @@ impl<'a> InFlight<'a> {
         }
         let mut solutions = self.backend.spins(&solved)?.into_iter();
         for (verdict, slot) in verdicts.into_iter().zip(range) {
+            let by_reduction = matches!(verdict, Verdict::Decided(_));
             let status = match verdict {
                 Verdict::Idle | Verdict::Continue => continue,
                 Verdict::Unsolved => Status::Unsolved,
+                Verdict::Decided(status) => status,
                 Verdict::Solved(_) => {
                     let active = self.slots[slot].as_ref().expect("a solved slot is active");
                     let spins = solutions.next().expect("one solution per solved slot");
@@ -282,6 +310,7 @@ impl<'a> InFlight<'a> {
                 attempts: active.attempts(per_slot),
                 swap_attempts: per_pair(&active.exchanges, |e| &e.attempts),
                 swap_accepted: per_pair(&active.exchanges, |e| &e.accepted),
+                by_reduction,
             };
             pending.insert(active.sequence, (active.entry, outcome));
         }
@@ -299,7 +328,7 @@ impl InFlight<'_> {
         for (slot, verdict) in range.zip(verdicts) {
             let Some(active) = &self.slots[slot] else { continue };
             let observer = self.observer.as_deref_mut().expect("called with an observer");
-            let last = matches!(verdict, Verdict::Solved(_) | Verdict::Unsolved);
+            let last = matches!(verdict, Verdict::Solved(_) | Verdict::Unsolved | Verdict::Decided(_));
             if !last && !observer.wants_round() {
                 continue;
             }
