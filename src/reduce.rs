@@ -534,10 +534,11 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
-        /// The fast path reaches the general one's fixed point, or gives up
-        /// where that finds a contradiction or conflicting clues.
+        /// The fast path reaches the general one's result, singles alone and
+        /// with probing, or gives up where that finds a contradiction or
+        /// conflicting clues.
         #[test]
-        fn singles_on_bit_sets_match_the_general_propagation(
+        fn reduction_on_bit_sets_matches_the_general_one(
             shape in 0..SHAPES.len(),
             seed in any::<u64>(),
             keep in 0u8..=255,
@@ -545,22 +546,11 @@ mod tests {
         ) {
             let (n, variant) = SHAPES[shape];
             let grid = puzzle(Shape { n, variant }, seed, keep, wrong);
-            let fast = propagate_on_boards(&grid, grid.geometry().cell_sets.as_ref().expect("at most 128 cells"), false);
-            prop_assert_eq!(fast, reduce_by_units(&grid, Reduce::Propagate).ok());
-        }
-
-        /// Probing, too: the same fixed point, or a contradiction on both.
-        #[test]
-        fn probing_on_bit_sets_matches_the_general_probing(
-            shape in 0..SHAPES.len(),
-            seed in any::<u64>(),
-            keep in 0u8..=255,
-            wrong in proptest::option::weighted(0.3, (0usize..128, any::<u8>())),
-        ) {
-            let (n, variant) = SHAPES[shape];
-            let grid = puzzle(Shape { n, variant }, seed, keep, wrong);
-            let fast = propagate_on_boards(&grid, grid.geometry().cell_sets.as_ref().expect("at most 128 cells"), true);
-            prop_assert_eq!(fast, reduce_by_units(&grid, Reduce::Probe).ok());
+            let sets = grid.geometry().cell_sets.as_ref().expect("at most 128 cells");
+            for mode in [Reduce::Propagate, Reduce::Probe] {
+                let fast = propagate_on_boards(&grid, sets, mode == Reduce::Probe);
+                prop_assert_eq!(fast, reduce_by_units(&grid, mode).ok(), "{:?}", mode);
+            }
         }
     }
 }

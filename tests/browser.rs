@@ -159,6 +159,22 @@ fn open_page() -> Option<(Browser, Server)> {
     Some((browser, server))
 }
 
+/// A puzzle the default probing solves after the anneal's first 10 sweeps
+/// is said to be solved by reduction, on the run's line and in its panel.
+#[test]
+fn the_page_says_when_reduction_solved_the_puzzle() {
+    let Some((browser, _server)) = open_page() else { return };
+    let magictour = "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........";
+    browser.type_into("#line", magictour);
+    browser.script("document.getElementById('backend').value = 'cpu-lanes'");
+    browser.click("#solve");
+    let said = browser.until(&format!("return {MESSAGE}.startsWith('solved') && {MESSAGE}"), "solved");
+    assert!(said.as_str().unwrap().ends_with("(cpu-lanes), by reduction after 10 sweeps"), "{said}");
+    let note = browser.script("return panels[0].q('message').textContent");
+    assert_eq!(note, "solved by reduction and verified");
+    assert_eq!(browser.script("return lineFromGrid()"), exact_solve(&grid(magictour)).unwrap().to_string().as_str());
+}
+
 #[test]
 fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     let Some((browser, _server)) = open_page() else { return };

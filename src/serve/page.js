@@ -166,7 +166,7 @@ class Panel {
     this.q("time").textContent = r.seconds.toFixed(3) + " s";
     if (r.status === "solved") {
       this.q("energy").textContent = "0"; showLine(this.grid, r.solution, [], true);
-      this.note("solved and verified", "ok");
+      this.note(r.solved_by === "reduction" ? "solved by reduction and verified" : "solved and verified", "ok");
     } else this.note(r.status === "unsolved" ? "unsolved within the budget" : `${r.status}: ${r.error}`, "error");
   }
   fail(text) { this.error = text; this.note(text, "error"); }
@@ -271,7 +271,10 @@ function verdict() {
   if (panels.length === 1) {
     const [p] = panels, r = p.record;
     if (p.error) say(p.error, p.error === "stopped" ? "" : "error");
-    else if (r && r.status === "solved") say(`solved and verified in ${r.seconds.toFixed(3)} s, ${fmt(r.attempts)} attempts (${r.backend})`, "ok");
+    else if (r && r.status === "solved") {
+      const by = r.solved_by === "reduction" ? `, by reduction after ${r.sweeps} sweeps` : "";
+      say(`solved and verified in ${r.seconds.toFixed(3)} s, ${fmt(r.attempts)} attempts (${r.backend})${by}`, "ok");
+    }
     else if (r && r.status === "unsolved") say("unsolved within the budget", "error");
     else if (r) say(`${r.status}: ${r.error}`, "error");
     return;
