@@ -36,6 +36,7 @@ fn bench_writes_a_table_json_and_a_plot() {
     let report = &reports[0];
     for key in [
         "solved",
+        "solved_by_reduction",
         "puzzles_per_second",
         "attempts_per_second",
         "median_sweeps",

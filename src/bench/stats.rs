@@ -20,6 +20,8 @@ pub struct Stats {
     pub runs: usize,
     /// Puzzle-runs solved within the budget.
     pub solved: usize,
+    /// Of those, the ones reduction solved (singles, or probing), not the anneal.
+    pub solved_by_reduction: usize,
     pub puzzles_per_second: f64,
     /// CPU time over all runs, and puzzles per CPU-second: on a shared
     /// machine, steadier than wall time.
@@ -138,6 +140,7 @@ impl Report {
     pub fn stats(&self) -> Stats {
         let all: Vec<&Outcome> = self.runs.iter().flat_map(|r| &r.outcomes).filter(|o| is_valid(o)).collect();
         let solved = all.iter().filter(|o| o.is_solved()).count();
+        let solved_by_reduction = all.iter().filter(|o| o.is_solved() && o.by_reduction).count();
         let mut seconds: Vec<f64> = all.iter().map(|o| o.seconds).collect();
         seconds.sort_by(f64::total_cmp);
         let mut sweeps: Vec<u64> = all.iter().map(|o| o.sweeps).collect();
@@ -169,6 +172,7 @@ impl Report {
             invalid: lines - success_probability.len(),
             runs: self.runs.len(),
             solved,
+            solved_by_reduction,
             puzzles_per_second: if wall > 0.0 { all.len() as f64 / wall } else { 0.0 },
             cpu_seconds: cpu,
             puzzles_per_cpu_second: cpu.filter(|&c| c > 0.0).map(|c| all.len() as f64 / c),
@@ -257,6 +261,13 @@ mod tests {
         assert!(table.contains("| 1 × 1 (and 1 invalid) |") && table.contains("| 1.000e1 | 1.000e1 |"), "{table}");
         assert!(!table.contains("lower bounds"), "{table}");
         assert!(markdown(&[report(vec![unsolved_after(vec![], vec![])])]).contains("lower bounds"));
+        // Which reduction solved, said under the table.
+        let reduced = Outcome { by_reduction: true, ..solved(0) };
+        let stats = report(vec![reduced.clone(), solved(10), unsolved_after(vec![], vec![])]).stats();
+        assert_eq!((stats.solved, stats.solved_by_reduction), (2, 1));
+        assert!(!table.contains("Solved by reduction"), "{table}");
+        let table = markdown(&[report(vec![reduced, solved(10)])]);
+        assert!(table.contains(": f.txt on cpu: 1 of 2.\n"), "{table}");
     }
 
     /// Wilson's interval: the textbook values, sound at 0 and n of n, and

@@ -17,10 +17,15 @@ pub fn markdown(reports: &[Report]) -> String {
         "| file | backend | device | puzzles × runs | solved | puzzles/s | puzzles/CPU-s | median ms | p90 ms | max ms | median sweeps | attempts per puzzle: median | mean | attempts/s | swap acceptance | median TTS99 ms | success, 95 % CI | median TTS99 ms, 95 % CI |\n\
          |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
-    let mut some_unsolved = false;
+    let (mut some_unsolved, mut by_reduction) = (false, Vec::new());
     for report in reports {
         let s = report.stats();
         some_unsolved |= s.solved < s.puzzles * s.runs;
+        if s.solved_by_reduction > 0 {
+            let file =
+                Path::new(&report.file).file_name().map_or(report.file.clone(), |n| n.to_string_lossy().into_owned());
+            by_reduction.push(format!("{file} on {}: {} of {}", report.backend, s.solved_by_reduction, s.solved));
+        }
         let invalid = match s.invalid {
             0 => String::new(),
             n => format!(" (and {n} invalid)"),
@@ -53,6 +58,13 @@ pub fn markdown(reports: &[Report]) -> String {
     if some_unsolved {
         table += "\nUnsolved puzzles count in the time, sweep and attempt columns at the budget they spent: \
                   there those figures are lower bounds.\n";
+    }
+    if !by_reduction.is_empty() {
+        table += &format!(
+            "\nSolved by reduction, not by the anneal (singles, or probing once a puzzle's first sweeps did not \
+             solve it; `--reduce propagate` leaves them to the anneal): {}.\n",
+            by_reduction.join("; ")
+        );
     }
     table += "\nIntervals: Wilson's 95 % score interval of the puzzle-runs solved; for the median TTS99, the \
               medians of each puzzle's TTS99 at the ends of its own interval over its runs.\n";
