@@ -59,6 +59,19 @@ impl Active {
     fn attempts(&self, per_slot: usize) -> u64 {
         self.sweeps as u64 * per_slot as u64 * self.model.len() as u64
     }
+
+    /// Probes the puzzle once its anneal has had its first sweeps, if it is
+    /// to be probed: the status probing decides, if any. What probing
+    /// removes from a puzzle it does not decide is not worth a fresh start
+    /// (BENCHMARKS.md): the anneal goes on as it was.
+    fn probe_when_due(&mut self) -> Option<Status> {
+        let puzzle = self.entry.grid.as_ref().expect("annealed puzzles parsed");
+        if !self.to_probe || self.sweeps < probe_after_sweeps(puzzle) {
+            return None;
+        }
+        self.to_probe = false;
+        reduce_or_decide(puzzle, Reduce::Probe).err()
+    }
 }
 
 /// What a round left a slot in.
@@ -258,16 +271,7 @@ impl<'a> InFlight<'a> {
                 if active.sweeps >= shaped.max_sweeps || out_of_time {
                     return Verdict::Unsolved;
                 }
-                let puzzle = active.entry.grid.as_ref().expect("annealed puzzles parsed");
-                if active.to_probe && active.sweeps >= probe_after_sweeps(puzzle) {
-                    active.to_probe = false;
-                    // What probing removes from a puzzle it does not decide
-                    // is not worth a fresh start (BENCHMARKS.md).
-                    if let Err(status) = reduce_or_decide(puzzle, Reduce::Probe) {
-                        return Verdict::Decided(status);
-                    }
-                }
-                Verdict::Continue
+                active.probe_when_due().map_or(Verdict::Continue, Verdict::Decided)
             })
             .collect();
         // One readback for every slot solved this round.
