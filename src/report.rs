@@ -96,8 +96,6 @@ pub fn write_record(out: &mut Vec<u8>, format: Format, entry: &Entry, outcome: &
 pub struct Summary {
     pub puzzles: u64,
     pub solved: u64,
-    /// Of the solved, those reduction solved (singles, or probing), not the anneal.
-    pub by_reduction: u64,
     pub unsolved: u64,
     pub invalid: u64,
     /// Puzzles the engine failed on.
@@ -109,10 +107,7 @@ impl Summary {
     pub fn add(&mut self, outcome: &Outcome) {
         self.puzzles += 1;
         match outcome.status {
-            Status::Solved(_) => {
-                self.solved += 1;
-                self.by_reduction += outcome.by_reduction as u64;
-            }
+            Status::Solved(_) => self.solved += 1,
             Status::Unsolved => self.unsolved += 1,
             Status::Invalid(_) => self.invalid += 1,
             Status::Failed(_) => self.failed += 1,
@@ -141,12 +136,8 @@ impl Summary {
             ),
         };
         let puzzles = if self.puzzles == 1 { "puzzle" } else { "puzzles" };
-        let by_reduction = match self.by_reduction {
-            0 => String::new(),
-            n => format!(" ({n} by reduction)"),
-        };
         format!(
-            "{} {puzzles}: {} solved{by_reduction}, {} unsolved, {} invalid{failed} in {wall_seconds:.3} s ({backend}{work})",
+            "{} {puzzles}: {} solved, {} unsolved, {} invalid{failed} in {wall_seconds:.3} s ({backend}{work})",
             self.puzzles, self.solved, self.unsolved, self.invalid,
         )
     }
@@ -164,12 +155,6 @@ mod tests {
             summary.describe("cpu-bits", 4.0),
             "3 puzzles: 1 solved, 1 unsolved, 1 invalid in 4.000 s \
              (cpu-bits, 2.000e9 spin-update attempts per puzzle, 1.000e9 per second)"
-        );
-        let reduced = Summary { puzzles: 2, solved: 2, by_reduction: 1, attempts: 10, ..Summary::default() };
-        assert_eq!(
-            reduced.describe("cpu", 1.0),
-            "2 puzzles: 2 solved (1 by reduction), 0 unsolved, 0 invalid in 1.000 s \
-             (cpu, 5.000e0 spin-update attempts per puzzle, 1.000e1 per second)"
         );
         let one = Summary { puzzles: 1, invalid: 1, ..Summary::default() };
         assert_eq!(one.describe("cpu", 0.0), "1 puzzle: 0 solved, 0 unsolved, 1 invalid in 0.000 s (cpu)");
