@@ -29,7 +29,8 @@
 #                    (cell and spin moves) and gpu-bits, with cpu-lanes beside
 #   collections.md   with GPU_BENCH_COLLECTIONS="FILE ..." (larger sets, carried
 #                    along: the fixed public sets are not in the repository):
-#                    each backend at its defaults, and gpu at 2,048 in flight
+#                    each backend at its defaults, gpu at 2,048 in flight, and
+#                    gpu with --reduce propagate (as before probing, session 39)
 #   variants.txt     each kernel option (KernelOptions) after the kernel that
 #                    runs, at 65,536 replicas, in the same call
 set -euo pipefail
@@ -94,6 +95,7 @@ if [ -n "${GPU_BENCH_COLLECTIONS:-}" ]; then
     read -ra collections <<<"$GPU_BENCH_COLLECTIONS"
     run collections.md $bin bench --backend gpu,gpu-bits,cpu-lanes --runs 1 --json "$out/collections.json" "${collections[@]}"
     run collections.md $bin bench --backend gpu --batch 2048 --runs 1 "${collections[@]}"
+    run collections.md $bin bench --backend gpu --reduce propagate --runs 1 "${collections[@]}"
 fi
 # Each variant after the kernel that runs, in this call (machine instances
 # differ by up to 1.5×: compare within one call only).
