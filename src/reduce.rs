@@ -485,7 +485,7 @@ mod tests {
     /// A solved grid of `shape` with its digits renamed by `seed`, some
     /// cells emptied (`keep` in 256ths) and, from `wrong`, one clue changed:
     /// puzzles easy and hard, sound and contradictory.
-    fn puzzle(shape: Shape, seed: u64, keep: u8, wrong: Option<(usize, u8)>) -> Grid {
+    fn puzzle(shape: Shape, seed: u64, keep: u8, wrong: Option<(usize, u8)>) -> (Grid, Grid) {
         let geometry = shape.geometry();
         let mut digits: Vec<u8> = (1..=shape.n as u8).collect();
         let mut state = seed | 1;
@@ -498,16 +498,20 @@ mod tests {
         for i in (1..digits.len()).rev() {
             digits.swap(i, next() as usize % (i + 1));
         }
+        let mut solved = Grid::empty(shape);
+        for (cell, value) in solved.cells.iter_mut().enumerate() {
+            *value = digits[geometry.cell_colour(cell)];
+        }
         let mut grid = Grid::empty(shape);
         for (cell, value) in grid.cells.iter_mut().enumerate() {
             if (next() % 256) < keep as u64 {
-                *value = digits[geometry.cell_colour(cell)];
+                *value = solved.cells[cell];
             }
         }
         if let Some((cell, digit)) = wrong {
             grid.cells[cell % geometry.cells] = digit % (shape.n as u8 + 1);
         }
-        grid
+        (grid, solved)
     }
 
     /// Two naked singles of one digit in one unit, found in one layer, are
@@ -545,11 +549,23 @@ mod tests {
             wrong in proptest::option::weighted(0.3, (0usize..128, any::<u8>())),
         ) {
             let (n, variant) = SHAPES[shape];
-            let grid = puzzle(Shape { n, variant }, seed, keep, wrong);
+            let (grid, solved) = puzzle(Shape { n, variant }, seed, keep, wrong);
             let sets = grid.geometry().cell_sets.as_ref().expect("at most 128 cells");
             for mode in [Reduce::Propagate, Reduce::Probe] {
                 let fast = propagate_on_boards(&grid, sets, mode == Reduce::Probe);
-                prop_assert_eq!(fast, reduce_by_units(&grid, mode).ok(), "{:?}", mode);
+                let general = reduce_by_units(&grid, mode);
+                // Sound: the grid the puzzle came from stays possible, unless
+                // probing ended with another solution.
+                if wrong.is_none() {
+                    let reduced = general.as_ref().expect("a puzzle cut from a solved grid has a solution");
+                    let complete = reduced.fixed.is_complete();
+                    prop_assert!(!complete || crate::decode::verify(&grid, &reduced.fixed).is_ok());
+                    prop_assert!(complete || (0..grid.cells.len()).all(|c| match reduced.fixed.cells[c] {
+                        0 => reduced.is_possible(c, solved.cells[c] as usize - 1),
+                        digit => digit == solved.cells[c],
+                    }), "{:?} removed a digit of {}", mode, solved);
+                }
+                prop_assert_eq!(fast, general.ok(), "{:?}", mode);
             }
         }
     }
