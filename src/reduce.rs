@@ -163,8 +163,11 @@ struct Boards<'a> {
     /// the only ones a hidden single of it can lie in.
     open: [u64; MAX_DIGITS],
     /// Per digit, the units where its places may have shrunk since hidden
-    /// singles last looked: the only ones where a new one can appear.
+    /// singles last looked: the only ones where a new one can appear. Those
+    /// of every digit (where cells were placed) are kept once: a loop over
+    /// the digits at every placement cost easy collections 11 %.
     unsettled: [u64; MAX_DIGITS],
+    unsettled_for_all: u64,
     /// Each cell's digit 1..=n, 0 while it is free: the grid as it fills
     /// (0 past the last cell).
     grid: [u8; 128],
@@ -189,9 +192,7 @@ impl Boards<'_> {
         self.open[digit] &= !units;
         // The cells left every digit's places in their units; the digit
         // left its peers, whose units are nearly all of them.
-        for unsettled in &mut self.unsettled[..self.n] {
-            *unsettled |= units;
-        }
+        self.unsettled_for_all |= units;
         self.unsettled[digit] = !0;
         cells & peers == 0
     }
@@ -230,9 +231,10 @@ impl Boards<'_> {
     fn singles(&mut self) -> Option<bool> {
         let mut placed = self.naked_singles()?;
         // A digit with one place in a unit that lacks it; none with none.
+        // Units unsettled by this pass's placements wait for the next pass.
+        let for_all = std::mem::take(&mut self.unsettled_for_all);
         for digit in 0..self.n {
-            let mut open = self.open[digit] & self.unsettled[digit];
-            self.unsettled[digit] = 0;
+            let mut open = self.open[digit] & (std::mem::take(&mut self.unsettled[digit]) | for_all);
             while open != 0 {
                 let unit = open.trailing_zeros();
                 open &= open - 1;
@@ -311,6 +313,7 @@ fn propagate_on_boards(grid: &Grid, sets: &CellSets, probe: bool) -> Option<Cand
         may: [!0; MAX_DIGITS],
         open: [(1u64 << sets.units.len()) - 1; MAX_DIGITS],
         unsettled: [!0; MAX_DIGITS],
+        unsettled_for_all: 0,
         grid: [0; 128],
     };
     boards.grid[..grid.cells.len()].copy_from_slice(&grid.cells);
@@ -528,6 +531,7 @@ mod tests {
             may: [!0; MAX_DIGITS],
             open: [!0; MAX_DIGITS],
             unsettled: [!0; MAX_DIGITS],
+            unsettled_for_all: 0,
             grid: [0; 128],
         };
         // r1c1 and r2c3 share no unit; r1c2 and r1c4 share row 1.
