@@ -21,9 +21,9 @@ pub fn markdown(reports: &[Report]) -> String {
     for report in reports {
         let s = report.stats();
         some_unsolved |= s.solved < s.puzzles * s.runs;
+        let file =
+            Path::new(&report.file).file_name().map_or(report.file.clone(), |n| n.to_string_lossy().into_owned());
         if s.solved_by_reduction > 0 {
-            let file =
-                Path::new(&report.file).file_name().map_or(report.file.clone(), |n| n.to_string_lossy().into_owned());
             by_reduction.push(format!("{file} on {}: {} of {}", report.backend, s.solved_by_reduction, s.solved));
         }
         let invalid = match s.invalid {
@@ -32,8 +32,7 @@ pub fn markdown(reports: &[Report]) -> String {
         };
         let success = format!("{:.3} [{:.3}–{:.3}]", s.success_rate, s.success_rate_ci.0, s.success_rate_ci.1);
         table += &format!(
-            "| {} | {} | {} | {} × {}{invalid} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {:.3e} | {} | {} | {} | {} |\n",
-            Path::new(&report.file).file_name().map_or(report.file.clone(), |n| n.to_string_lossy().into_owned()),
+            "| {file} | {} | {} | {} × {}{invalid} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {:.3e} | {} | {} | {} | {} |\n",
             report.backend,
             report.device,
             s.puzzles,
