@@ -96,7 +96,7 @@ pub fn reduce(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
     // The fast path gives up on any contradiction, clues that conflict
     // included: the general one then finds it and says where.
     if let (Reduce::Propagate | Reduce::Probe, Some(sets)) = (mode, &geometry.cell_sets) {
-        if let Some(candidates) = propagate_on_boards(grid, sets, mode == Reduce::Probe) {
+        if let Some(candidates) = reduce_on_boards(grid, sets, mode) {
             return Ok(candidates);
         }
     }
@@ -297,13 +297,13 @@ impl Boards<'_> {
     }
 }
 
-/// [`reduce`] with [`Reduce::Propagate`] (or, with `probe`,
-/// [`Reduce::Probe`]) on bit sets of cells, for boards of at most 128
-/// cells: the same result as on lists of cells (singles reach a fixed point
-/// that does not depend on the order; probing tries candidates in the same
-/// order), several times faster on easy collections (BENCHMARKS.md).
+/// [`reduce`] with [`Reduce::Propagate`] or [`Reduce::Probe`] on bit sets
+/// of cells, for boards of at most 128 cells: the same result as on lists
+/// of cells (singles reach a fixed point that does not depend on the order;
+/// probing tries candidates in the same order), several times faster on
+/// easy collections (BENCHMARKS.md).
 /// `None` on a contradiction, clues that conflict included.
-fn propagate_on_boards(grid: &Grid, sets: &CellSets, probe: bool) -> Option<Candidates> {
+fn reduce_on_boards(grid: &Grid, sets: &CellSets, mode: Reduce) -> Option<Candidates> {
     let n = grid.shape.n;
     let by_digit = CellSets::cells_by_digit(&grid.cells, n);
     let mut boards = Boards {
@@ -322,7 +322,7 @@ fn propagate_on_boards(grid: &Grid, sets: &CellSets, probe: bool) -> Option<Cand
         boards.place(clues, digit).then_some(())?;
     }
     boards.singles_until_done()?;
-    while probe && boards.free != 0 && boards.probe() {
+    while mode == Reduce::Probe && boards.free != 0 && boards.probe() {
         boards.singles_until_done()?;
     }
     let mut masks = match boards.free {
@@ -556,7 +556,7 @@ mod tests {
             let (grid, solved) = puzzle(Shape { n, variant }, seed, keep, wrong);
             let sets = grid.geometry().cell_sets.as_ref().expect("at most 128 cells");
             for mode in [Reduce::Propagate, Reduce::Probe] {
-                let fast = propagate_on_boards(&grid, sets, mode == Reduce::Probe);
+                let fast = reduce_on_boards(&grid, sets, mode);
                 let general = reduce_by_units(&grid, mode);
                 // Sound: the grid the puzzle came from stays possible, unless
                 // probing ended with another solution.
