@@ -159,16 +159,22 @@ fn open_page() -> Option<(Browser, Server)> {
     Some((browser, server))
 }
 
+/// Pastes `line`, picks `backend`, presses Solve and waits for the page to
+/// say it is solved: what it says.
+fn solve_pasted(browser: &Browser, line: &str, backend: &str) -> Value {
+    browser.type_into("#line", line);
+    browser.script(&format!("document.getElementById('backend').value = '{backend}'"));
+    browser.click("#solve");
+    browser.until(&format!("return {MESSAGE}.startsWith('solved') && {MESSAGE}"), "solved")
+}
+
 /// A puzzle the default probing solves after the anneal's first 10 sweeps
 /// is said to be solved by reduction, on the run's line and in its panel.
 #[test]
 fn the_page_says_when_reduction_solved_the_puzzle() {
     let Some((browser, _server)) = open_page() else { return };
     let magictour = "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........";
-    browser.type_into("#line", magictour);
-    browser.script("document.getElementById('backend').value = 'cpu-lanes'");
-    browser.click("#solve");
-    let said = browser.until(&format!("return {MESSAGE}.startsWith('solved') && {MESSAGE}"), "solved");
+    let said = solve_pasted(&browser, magictour, "cpu-lanes");
     assert!(said.as_str().unwrap().ends_with("(cpu-lanes), by reduction after 10 sweeps"), "{said}");
     let note = browser.script("return panels[0].q('message').textContent");
     assert_eq!(note, "solved by reduction and verified");
@@ -180,10 +186,7 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     let Some((browser, _server)) = open_page() else { return };
 
     // Paste Inkala's puzzle, pick the CPU reference, press Solve.
-    browser.type_into("#line", INKALA);
-    browser.script("document.getElementById('backend').value = 'cpu'");
-    browser.click("#solve");
-    let said = browser.until(&format!("return {MESSAGE}.startsWith('solved') && {MESSAGE}"), "solved");
+    let said = solve_pasted(&browser, INKALA, "cpu");
     assert!(said.as_str().unwrap().starts_with("solved and verified"), "{said}");
     let shown = browser.script("return lineFromGrid()");
     assert_eq!(shown, exact_solve(&grid(INKALA)).unwrap().to_string().as_str());
