@@ -81,39 +81,54 @@ pub struct CellTable {
 impl CellTable {
     pub fn new(model: &Model) -> CellTable {
         let geometry = model.geometry();
-        let padding = geometry.constraints as u16;
+        let (n, padding) = (geometry.n, geometry.constraints as u16);
         let unit_width = geometry.spin_width - 1;
-        let mut by_cell: Vec<Vec<(u8, u32)>> = vec![Vec::new(); geometry.cells];
+        // The free spin of each (cell, digit), or none: read cell by cell in
+        // digit order, the candidates come out sorted without a sort or a
+        // list per cell (this runs once per puzzle, a fifth of a 17-clue
+        // collection's time with them).
+        const NONE: u32 = u32::MAX;
+        let mut spin_of = vec![NONE; geometry.cells * n];
         for (i, s) in model.spins.iter().enumerate() {
-            by_cell[s.cell as usize].push((s.digit as u8, i as u32));
+            spin_of[s.cell as usize * n + s.digit as usize] = i as u32;
         }
-        let mut free: Vec<usize> = (0..geometry.cells).filter(|&c| !by_cell[c].is_empty()).collect();
-        free.sort_by_key(|&cell| geometry.cell_colour(cell));
-        let mut class_start = vec![0u32; geometry.n + 1];
-        for &cell in &free {
+        let is_free = |cell: usize| spin_of[cell * n..(cell + 1) * n].iter().any(|&s| s != NONE);
+        // Free cells by colour class, each class in board order.
+        let mut class_start = vec![0u32; n + 1];
+        for cell in (0..geometry.cells).filter(|&c| is_free(c)) {
             class_start[geometry.cell_colour(cell) + 1] += 1;
         }
-        for c in 0..geometry.n {
+        for c in 0..n {
             class_start[c + 1] += class_start[c];
         }
+        let mut cells = vec![0u16; class_start[n] as usize];
+        let mut next = class_start.clone();
+        for cell in (0..geometry.cells).filter(|&c| is_free(c)) {
+            let colour = geometry.cell_colour(cell);
+            cells[next[colour] as usize] = cell as u16;
+            next[colour] += 1;
+        }
+        let spins = model.len();
         let mut table = CellTable {
-            cells: free.iter().map(|&c| c as u16).collect(),
             class_start,
-            candidate_start: vec![0],
+            candidate_start: Vec::with_capacity(cells.len() + 1),
+            digits: Vec::with_capacity(spins),
+            spins: Vec::with_capacity(spins),
+            units: Vec::with_capacity(spins * unit_width),
             unit_width,
             first_unit: geometry.cells as u16,
             padding,
             fixed_ones: model.fixed_ones.iter().copied().chain([0]).collect(),
-            ..CellTable::default()
+            cells,
         };
-        for &cell in &free {
-            let mut candidates = by_cell[cell].clone();
-            candidates.sort_unstable();
-            for (digit, spin) in candidates {
-                table.digits.push(digit);
+        table.candidate_start.push(0);
+        for &cell in &table.cells {
+            let cell = cell as usize;
+            for (digit, &spin) in spin_of[cell * n..(cell + 1) * n].iter().enumerate().filter(|&(_, &s)| s != NONE) {
+                table.digits.push(digit as u8);
                 table.spins.push(spin);
                 let first = table.units.len();
-                table.units.extend(geometry.constraints_of(cell, digit as usize).skip(1).map(|k| k as u16));
+                table.units.extend(geometry.constraints_of(cell, digit).skip(1).map(|k| k as u16));
                 table.units.resize(first + unit_width, padding);
             }
             table.candidate_start.push(table.digits.len() as u32);
