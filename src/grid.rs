@@ -213,9 +213,13 @@ impl Geometry {
 
     /// Constraint indices of spin (cell, digit): its cell, then (unit, digit) for each unit of the cell.
     pub fn constraints_of(&self, cell: usize, digit: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::once(cell).chain(self.unit_constraints_of(cell, digit))
+    }
+
+    /// The (unit, digit) constraint indices of spin (cell, digit), one for each unit of the cell.
+    pub fn unit_constraints_of(&self, cell: usize, digit: usize) -> impl Iterator<Item = usize> + '_ {
         let first_unit_constraint = self.cells;
-        std::iter::once(cell)
-            .chain(self.cell_units[cell].iter().map(move |&u| first_unit_constraint + self.n * u + digit))
+        self.cell_units[cell].iter().map(move |&u| first_unit_constraint + self.n * u + digit)
     }
 
     /// Colour of spin (cell, digit): `(S[cell] + digit) mod n` for the
@@ -223,7 +227,9 @@ impl Geometry {
     /// a digit in two cells of a unit (S differs there), so the n colours
     /// form a proper colouring of the coupling graph.
     pub fn colour_of(&self, cell: usize, digit: usize) -> usize {
-        (self.solved[cell] as usize + digit) % self.n
+        // Both terms are below n: one subtraction, not a division.
+        let sum = self.solved[cell] as usize + digit;
+        if sum >= self.n { sum - self.n } else { sum }
     }
 
     /// Colour of a cell, for cell moves: `S[cell]`. The cells of a unit

@@ -78,14 +78,18 @@ impl Model {
         let geometry = fixed.geometry();
         let (n, cells) = (geometry.n, geometry.cells);
         // In canonical order; a counting sort by colour keeps that order within each class.
-        let canonical: Vec<(Spin, usize)> = (0..cells)
-            .filter(|&c| fixed.cells[c] == 0)
-            .flat_map(|cell| (0..n).filter(move |&d| candidates.is_possible(cell, d)).map(move |d| (cell, d)))
-            .map(|(cell, digit)| (Spin { cell: cell as u16, digit: digit as u16 }, geometry.colour_of(cell, digit)))
-            .collect();
         let mut class_start = vec![0u32; n + 1];
-        for &(_, colour) in &canonical {
-            class_start[colour + 1] += 1;
+        let mut canonical = Vec::with_capacity(candidates.masks.iter().map(|m| m.count_ones() as usize).sum());
+        for (cell, &mask) in candidates.masks.iter().enumerate().filter(|&(c, _)| fixed.cells[c] == 0) {
+            // The set bits of the mask, lowest first.
+            let mut rest = mask;
+            while rest != 0 {
+                let digit = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let colour = geometry.colour_of(cell, digit);
+                class_start[colour + 1] += 1;
+                canonical.push((Spin { cell: cell as u16, digit: digit as u16 }, colour));
+            }
         }
         for k in 0..n {
             class_start[k + 1] += class_start[k];
@@ -115,22 +119,19 @@ impl Model {
             return Err(PuzzleError::NoSolution(format!("digit {} has no place in {place}", symbol(digit + 1))));
         }
         let offset = fixed_ones.iter().map(|&a| (1 - a) * (1 - a)).sum();
-        let field: Vec<i32> = spins
-            .iter()
-            .map(|s| geometry.constraints_of(s.cell as usize, s.digit as usize).map(|k| 2 * fixed_ones[k] - 1).sum())
-            .collect();
-
-        // |h_i| + Σ_j J_ij, where J_ij sums 2 per constraint shared with a free j.
-        let max_abs_field = spins
-            .iter()
-            .zip(&field)
-            .map(|(s, h)| {
-                let partners: u32 =
-                    geometry.constraints_of(s.cell as usize, s.digit as usize).map(|k| free_members[k] - 1).sum();
-                h.abs() + 2 * partners as i32
-            })
-            .max()
-            .unwrap_or(0);
+        // h_i, and |h_i| + Σ_j J_ij, where J_ij sums 2 per constraint shared
+        // with a free j: one pass over each spin's constraints for both.
+        let mut field = Vec::with_capacity(spins.len());
+        let mut max_abs_field = 0;
+        for s in &spins {
+            let (mut h, mut partners) = (0, 0);
+            for k in geometry.constraints_of(s.cell as usize, s.digit as usize) {
+                h += 2 * fixed_ones[k] - 1;
+                partners += free_members[k] as i32 - 1;
+            }
+            field.push(h);
+            max_abs_field = max_abs_field.max(h.abs() + 2 * partners);
+        }
 
         let fixed_ones = fixed_ones.iter().map(|&a| a as u8).collect();
         Ok(Model { fixed, spins, class_start, field, couplings: OnceLock::new(), max_abs_field, offset, fixed_ones })

@@ -128,7 +128,7 @@ impl CellTable {
                 table.digits.push(digit as u8);
                 table.spins.push(spin);
                 let first = table.units.len();
-                table.units.extend(geometry.constraints_of(cell, digit).skip(1).map(|k| k as u16));
+                table.units.extend(geometry.unit_constraints_of(cell, digit).map(|k| k as u16));
                 table.units.resize(first + unit_width, padding);
             }
             table.candidate_start.push(table.digits.len() as u32);
