@@ -229,7 +229,11 @@ impl Geometry {
     pub fn colour_of(&self, cell: usize, digit: usize) -> usize {
         // Both terms are below n: one subtraction, not a division.
         let sum = self.solved[cell] as usize + digit;
-        if sum >= self.n { sum - self.n } else { sum }
+        if sum >= self.n {
+            sum - self.n
+        } else {
+            sum
+        }
     }
 
     /// Colour of a cell, for cell moves: `S[cell]`. The cells of a unit

@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 
 use crate::error::PuzzleError;
 use crate::grid::{symbol, Geometry, Grid};
-use crate::reduce::{reduce, Candidates, Reduce};
+use crate::reduce::{reduce_before_annealing, Candidates, Reduce};
 
 /// One free spin: "cell holds digit + 1".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,10 +64,10 @@ pub struct Model {
 
 impl Model {
     /// The model the anneal runs for `puzzle` under `mode`: for
-    /// [`Reduce::Probe`] the propagated one, since probing waits until the
-    /// anneal has had a go (what `export` and the Python module write).
+    /// [`Reduce::Probe`] the briefly probed one, since probing in full waits
+    /// until the anneal has had a go (what `export` and the Python module write).
     pub fn of_puzzle(puzzle: &Grid, mode: Reduce) -> Result<Model, PuzzleError> {
-        Model::build(&reduce(puzzle, mode.before_annealing())?)
+        Model::build(&reduce_before_annealing(puzzle, mode)?)
     }
 
     /// Builds the model of a reduced puzzle. Fails when a constraint can

@@ -27,26 +27,16 @@ pub enum Reduce {
     /// Also remove each candidate whose placement leads singles to a
     /// contradiction (failed-literal probing), until no pass removes one or
     /// 64 candidates in a row hold; a placement after which singles fill
-    /// the grid ends it with that solution. The anneal starts on the propagated
-    /// puzzle, and a puzzle it has not solved in 10 sweeps is probed:
-    /// probing solves most 17-clue and magictour puzzles outright (or proves
-    /// there is no solution), and where it does not decide a puzzle the
-    /// anneal goes on as it was, so puzzles the anneal finds easy never pay
-    /// for it (BENCHMARKS.md). `export` writes the propagated model, the one
-    /// annealed.
+    /// the grid ends it with that solution. Before the anneal, probing is
+    /// brief (a pass gives up after 8 candidates in a row hold: it decides
+    /// most 17-clue puzzles); a puzzle the anneal has not solved in 10 sweeps
+    /// is probed in full: that solves most magictour puzzles outright (or
+    /// proves there is no solution), and where it does not decide a puzzle
+    /// the anneal goes on as it was, so puzzles the anneal finds easy pay
+    /// only for the brief probing (BENCHMARKS.md). `export` writes the model
+    /// annealed, the briefly probed one.
     #[default]
     Probe,
-}
-
-impl Reduce {
-    /// The reduction a puzzle has before its anneal starts: probing waits
-    /// until the anneal has had a first go.
-    pub fn before_annealing(self) -> Reduce {
-        match self {
-            Reduce::Probe => Reduce::Propagate,
-            other => other,
-        }
-    }
 }
 
 /// What reduction leaves: fixed cells, and candidate digits of the rest.
@@ -92,20 +82,33 @@ pub fn check_clues(grid: &Grid) -> Result<(), PuzzleError> {
 /// Reduces a puzzle. Fails when two clues conflict (as [`check_clues`]
 /// says) or when reduction proves there is no solution.
 pub fn reduce(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
+    reduce_with_patience(grid, mode, PROBES_WITHOUT_REMOVAL)
+}
+
+/// The reduction a puzzle has before its anneal starts: [`reduce`], but
+/// under [`Reduce::Probe`] a pass gives up after
+/// [`BRIEF_PROBES_WITHOUT_REMOVAL`] candidates in a row held: probing in
+/// full waits until the anneal has had a first go.
+pub fn reduce_before_annealing(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
+    reduce_with_patience(grid, mode, BRIEF_PROBES_WITHOUT_REMOVAL)
+}
+
+/// [`reduce`], probing giving up a pass after `patience` candidates in a row held.
+fn reduce_with_patience(grid: &Grid, mode: Reduce, patience: usize) -> Result<Candidates, PuzzleError> {
     let geometry = grid.geometry();
     // The fast path gives up on any contradiction, clues that conflict
     // included: the general one then finds it and says where.
     if let (Reduce::Propagate | Reduce::Probe, Some(sets)) = (mode, &geometry.cell_sets) {
-        if let Some(candidates) = reduce_on_boards(grid, sets, mode) {
+        if let Some(candidates) = reduce_on_boards(grid, sets, mode, patience) {
             return Ok(candidates);
         }
     }
-    reduce_by_units(grid, mode)
+    reduce_by_units(grid, mode, patience)
 }
 
 /// [`reduce`] on the lists of each unit's cells, for any board; where it
 /// fails, it says where.
-fn reduce_by_units(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
+fn reduce_by_units(grid: &Grid, mode: Reduce, patience: usize) -> Result<Candidates, PuzzleError> {
     let geometry = grid.geometry();
     check_clues(grid)?;
     let mut candidates = Candidates { fixed: grid.clone(), masks: vec![0; geometry.cells] };
@@ -132,7 +135,7 @@ fn reduce_by_units(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError>
         propagate(&mut candidates)?;
     }
     if mode == Reduce::Probe {
-        probe(&mut candidates)?;
+        probe(&mut candidates, patience)?;
     }
     if candidates.fixed.is_complete() {
         candidates.masks = Vec::new();
@@ -147,6 +150,12 @@ const MAX_DIGITS: usize = CellSets::MAX_DIGITS;
 /// the first 8 and 17 tried (90 % of puzzles), on the hardest class there is
 /// rarely any; this cuts probing's cost there by half (BENCHMARKS.md).
 const PROBES_WITHOUT_REMOVAL: usize = 64;
+
+/// The same before the anneal, where a puzzle the anneal finds easy should
+/// pay little for probing: on 17-clue puzzles the first refuted candidate
+/// comes within the first 8 tried (90 % of puzzles); a trial costs some
+/// 3,000 instructions (BENCHMARKS.md).
+const BRIEF_PROBES_WITHOUT_REMOVAL: usize = 8;
 
 /// A board as bit sets of cells (bit `c`: cell `c`), for boards of at most
 /// 128 cells.
@@ -259,9 +268,9 @@ impl Boards<'_> {
 
     /// One pass of failed-literal probing: removes each candidate whose
     /// placement leads singles to a contradiction, giving up after
-    /// [`PROBES_WITHOUT_REMOVAL`] in a row held, or takes a placement after
-    /// which singles fill the grid. Whether it changed any.
-    fn probe(&mut self) -> bool {
+    /// `patience` in a row held, or takes a placement after which singles
+    /// fill the grid. Whether it changed any.
+    fn probe(&mut self, patience: usize) -> bool {
         let (mut removed, mut held) = (false, 0);
         for digit in 0..self.n {
             let mut cells = self.may[digit] & self.free;
@@ -275,7 +284,7 @@ impl Boards<'_> {
                         return true;
                     }
                     held += 1;
-                    if held == PROBES_WITHOUT_REMOVAL {
+                    if held == patience {
                         return removed;
                     }
                     continue;
@@ -303,7 +312,7 @@ impl Boards<'_> {
 /// probing tries candidates in the same order), several times faster on
 /// easy collections (BENCHMARKS.md).
 /// `None` on a contradiction, clues that conflict included.
-fn reduce_on_boards(grid: &Grid, sets: &CellSets, mode: Reduce) -> Option<Candidates> {
+fn reduce_on_boards(grid: &Grid, sets: &CellSets, mode: Reduce, patience: usize) -> Option<Candidates> {
     let n = grid.shape.n;
     let by_digit = CellSets::cells_by_digit(&grid.cells, n);
     let mut boards = Boards {
@@ -322,7 +331,7 @@ fn reduce_on_boards(grid: &Grid, sets: &CellSets, mode: Reduce) -> Option<Candid
         boards.place(clues, digit).then_some(())?;
     }
     boards.singles_until_done()?;
-    while mode == Reduce::Probe && boards.free != 0 && boards.probe() {
+    while mode == Reduce::Probe && boards.free != 0 && boards.probe(patience) {
         boards.singles_until_done()?;
     }
     let mut masks = match boards.free {
@@ -427,20 +436,20 @@ fn propagate(candidates: &mut Candidates) -> Result<(), PuzzleError> {
 
 /// Failed-literal probing: passes of [`probe_pass`], each followed by
 /// [`propagate`], until one removes nothing.
-fn probe(candidates: &mut Candidates) -> Result<(), PuzzleError> {
+fn probe(candidates: &mut Candidates, patience: usize) -> Result<(), PuzzleError> {
     let geometry = candidates.fixed.geometry();
-    while probe_pass(candidates, geometry)? {
+    while probe_pass(candidates, geometry, patience)? {
         propagate(candidates)?;
     }
     Ok(())
 }
 
 /// One pass of [`probe`]: removes each candidate whose placement leads
-/// [`propagate`] to a contradiction, giving up after
-/// [`PROBES_WITHOUT_REMOVAL`] in a row held, or ends with a placement that
-/// fills the grid; in the fast path's order (digit by digit, cells in
-/// order), so that it gives up where that does. Whether it changed any.
-fn probe_pass(candidates: &mut Candidates, geometry: &Geometry) -> Result<bool, PuzzleError> {
+/// [`propagate`] to a contradiction, giving up after `patience` in a row
+/// held, or ends with a placement that fills the grid; in the fast path's
+/// order (digit by digit, cells in order), so that it gives up where that
+/// does. Whether it changed any.
+fn probe_pass(candidates: &mut Candidates, geometry: &Geometry, patience: usize) -> Result<bool, PuzzleError> {
     let (mut removed, mut held) = (false, 0);
     for digit in 0..geometry.n {
         for cell in 0..geometry.cells {
@@ -454,7 +463,7 @@ fn probe_pass(candidates: &mut Candidates, geometry: &Geometry) -> Result<bool, 
                     return Ok(true);
                 }
                 held += 1;
-                if held == PROBES_WITHOUT_REMOVAL {
+                if held == patience {
                     return Ok(removed);
                 }
                 continue;
@@ -555,9 +564,10 @@ mod tests {
             let (n, variant) = SHAPES[shape];
             let (grid, solved) = puzzle(Shape { n, variant }, seed, keep, wrong);
             let sets = grid.geometry().cell_sets.as_ref().expect("at most 128 cells");
-            for mode in [Reduce::Propagate, Reduce::Probe] {
-                let fast = reduce_on_boards(&grid, sets, mode);
-                let general = reduce_by_units(&grid, mode);
+            let briefly = (Reduce::Probe, BRIEF_PROBES_WITHOUT_REMOVAL);
+            for (mode, patience) in [(Reduce::Propagate, 0), (Reduce::Probe, PROBES_WITHOUT_REMOVAL), briefly] {
+                let fast = reduce_on_boards(&grid, sets, mode, patience);
+                let general = reduce_by_units(&grid, mode, patience);
                 // Sound: the grid the puzzle came from stays possible, unless
                 // probing ended with another solution.
                 if wrong.is_none() {
@@ -567,9 +577,9 @@ mod tests {
                     prop_assert!(complete || (0..grid.cells.len()).all(|c| match reduced.fixed.cells[c] {
                         0 => reduced.is_possible(c, solved.cells[c] as usize - 1),
                         digit => digit == solved.cells[c],
-                    }), "{:?} removed a digit of {}", mode, solved);
+                    }), "{:?} ({}) removed a digit of {}", mode, patience, solved);
                 }
-                prop_assert_eq!(fast, general.ok(), "{:?}", mode);
+                prop_assert_eq!(fast, general.ok(), "{:?} ({})", mode, patience);
             }
         }
     }

@@ -411,12 +411,13 @@ fn consistent_clues_without_solution_are_invalid_under_propagation_and_unsolved_
     assert_eq!(annealed["sweeps"], 100);
 }
 
-/// The default reduction probes a puzzle the anneal has not solved in its
-/// first 10 sweeps: magictour's first is then solved by reduction (the
-/// anneal alone needs hundreds of sweeps), and with one clue changed it is
-/// found to have no solution, where propagation alone leaves the anneal to
-/// search until its budget ends. Inkala, where probing finds nothing, is
-/// the anneal's.
+/// The default reduction probes briefly before the anneal, which decides
+/// a 17-clue puzzle singles leave (the anneal needs tens of sweeps), and in
+/// full a puzzle the anneal has not solved in its first 10 sweeps:
+/// magictour's first is then solved by reduction (the anneal alone needs
+/// hundreds of sweeps), and with one clue changed it is found to have no
+/// solution, where propagation alone leaves the anneal to search until its
+/// budget ends. Inkala, where probing finds nothing, is the anneal's.
 #[test]
 fn probing_decides_what_the_anneal_has_not_solved_in_ten_sweeps() {
     let magictour = "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........";
@@ -426,6 +427,15 @@ fn probing_decides_what_the_anneal_has_not_solved_in_ten_sweeps() {
         all.push(puzzle);
         serde_json::from_slice::<serde_json::Value>(&run(&all, "").stdout).unwrap()
     };
+    let seventeen = ".................1.....2.3......3.2...1.4......5....6..3......4.7..8...962...7...";
+    let brief = record(&[], seventeen);
+    assert_eq!(brief["solution"], exact_solve(&grid(seventeen)).unwrap().to_string().as_str());
+    assert_eq!((brief["solved_by"].as_str(), brief["sweeps"].as_u64()), (Some("reduction"), Some(0)));
+    let annealed = record(&["--reduce", "propagate"], seventeen);
+    assert_eq!(annealed["solution"], brief["solution"]);
+    assert_eq!(annealed["solved_by"], "anneal");
+    assert!(annealed["sweeps"].as_u64().unwrap() > 10, "{annealed}");
+
     let probed = record(&[], magictour);
     assert_eq!(probed["status"], "solved");
     assert_eq!(probed["solution"], exact_solve(&grid(magictour)).unwrap().to_string().as_str());

@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::decode::checked;
-use crate::error::{Error, Result};
+use crate::error::{Error, PuzzleError, Result};
 use crate::grid::Grid;
 use crate::model::Model;
 use crate::outcome::{Outcome, Status};
 use crate::puzzle::{Entry, Input, Next};
-use crate::reduce::{reduce, Candidates, Reduce};
+use crate::reduce::{reduce_before_annealing, Candidates, Reduce};
 use crate::settings::Settings;
 
 /// Outcomes waiting for their turn in input order. A ring rather than a
@@ -78,10 +78,13 @@ enum Prepared {
     Anneal(Box<Model>),
 }
 
-/// The candidates reduction by `mode` leaves of `puzzle`, or the status it
-/// decides: solved (and verified), or invalid.
-pub(super) fn reduce_or_decide(puzzle: &Grid, mode: Reduce) -> std::result::Result<Candidates, Status> {
-    let candidates = reduce(puzzle, mode).map_err(Status::Invalid)?;
+/// The candidates a reduction of `puzzle` left, or the status it decides:
+/// solved (and verified), or invalid.
+pub(super) fn reduced_or_decided(
+    puzzle: &Grid,
+    reduced: std::result::Result<Candidates, PuzzleError>,
+) -> std::result::Result<Candidates, Status> {
+    let candidates = reduced.map_err(Status::Invalid)?;
     if candidates.fixed.is_complete() {
         return Err(checked(puzzle, candidates.fixed));
     }
@@ -89,7 +92,7 @@ pub(super) fn reduce_or_decide(puzzle: &Grid, mode: Reduce) -> std::result::Resu
 }
 
 fn prepare(puzzle: &Grid, mode: Reduce) -> Prepared {
-    let candidates = match reduce_or_decide(puzzle, mode) {
+    let candidates = match reduced_or_decided(puzzle, reduce_before_annealing(puzzle, mode)) {
         Ok(candidates) => candidates,
         Err(status) => return Prepared::Decided(status),
     };
@@ -154,8 +157,7 @@ impl<I: Input> Intake<I> {
         let prepared: Vec<(Option<Prepared>, Duration)> = batch
             .par_iter()
             .map_init(Instant::now, |start, (_, entry)| {
-                let prepared =
-                    entry.grid.as_ref().ok().map(|puzzle| prepare(puzzle, settings.reduce.before_annealing()));
+                let prepared = entry.grid.as_ref().ok().map(|puzzle| prepare(puzzle, settings.reduce));
                 let end = Instant::now();
                 (prepared, end - std::mem::replace(start, end))
             })

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::intake::{reduce_or_decide, Intake, Pending, Ready};
+use super::intake::{reduced_or_decided, Intake, Pending, Ready};
 use super::observe::{Observer, Progress};
 use crate::backend::{Backend, Layout, Problem};
 use crate::decode::checked;
@@ -17,7 +17,7 @@ use crate::grid::{Grid, Shape};
 use crate::model::Model;
 use crate::outcome::{Outcome, Status};
 use crate::puzzle::{Entry, Input};
-use crate::reduce::Reduce;
+use crate::reduce::{reduce, Reduce};
 use crate::settings::Settings;
 use crate::tempering::{acceptance_rate, Exchange, Ladder};
 
@@ -29,9 +29,10 @@ const MAX_PENDING: usize = 4096;
 /// at a time cost two allocations and a parallel call each.
 pub(super) const READ_AT_ONCE: usize = 64;
 /// Under [`Reduce::Probe`], the sweeps a puzzle anneals before it is
-/// probed: what puzzles the anneal finds easy (most of an easy collection)
-/// need, so they never pay for probing, while those probing solves (most
-/// 17-clue and magictour puzzles) pay for two rounds (BENCHMARKS.md).
+/// probed in full: what puzzles the anneal finds easy (most of an easy
+/// collection) need, so they pay only for the brief probing before the
+/// anneal, while those only full probing solves (most magictour puzzles)
+/// pay for two rounds (BENCHMARKS.md).
 /// Boards of more than 128 cells wait ten times longer: probing them on
 /// lists of cells rather than bit sets costs some ten times more a candidate.
 fn probe_after_sweeps(puzzle: &Grid) -> u32 {
@@ -70,7 +71,7 @@ impl Active {
             return None;
         }
         self.to_probe = false;
-        reduce_or_decide(puzzle, Reduce::Probe).err()
+        reduced_or_decided(puzzle, reduce(puzzle, Reduce::Probe)).err()
     }
 }
 
