@@ -57,7 +57,7 @@ fn bqm<T>(
 
 /// The model in 0/1 variables, as the engine holds it.
 pub fn bqm_json(model: &Model) -> String {
-    let json = bqm(model, "BINARY", model.offset, model.field.clone(), couplings(model).collect());
+    let json = bqm(model, "BINARY", model.offset, model.field().to_vec(), couplings(model).collect());
     serde_json::to_string(&json).expect("a model always serializes")
 }
 
@@ -67,10 +67,10 @@ pub fn bqm_json(model: &Model) -> String {
 pub fn ising_json(model: &Model) -> String {
     let quarter = |c: i32| c as f64 / 4.0;
     let linear = (0..model.len())
-        .map(|i| model.field[i] as f64 / 2.0 + model.neighbours_of(i).map(|(_, c)| quarter(c)).sum::<f64>())
+        .map(|i| model.field()[i] as f64 / 2.0 + model.neighbours_of(i).map(|(_, c)| quarter(c)).sum::<f64>())
         .collect();
     let offset = model.offset as f64
-        + model.field.iter().map(|&h| h as f64 / 2.0).sum::<f64>()
+        + model.field().iter().map(|&h| h as f64 / 2.0).sum::<f64>()
         + couplings(model).map(|(_, _, c)| quarter(c)).sum::<f64>();
     let quadratic = couplings(model).map(|(i, j, c)| (i, j, quarter(c))).collect();
     serde_json::to_string(&bqm(model, "SPIN", offset, linear, quadratic)).expect("a model always serializes")
@@ -88,7 +88,7 @@ pub fn qubo_text(model: &Model) -> String {
     for (i, s) in model.spins.iter().enumerate() {
         let _ = writeln!(text, "var {i} {} {}", s.cell, s.digit + 1);
     }
-    for (i, &h) in model.field.iter().enumerate() {
+    for (i, &h) in model.field().iter().enumerate() {
         let _ = writeln!(text, "{i} {i} {h}");
     }
     for (i, j, c) in couplings(model) {

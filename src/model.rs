@@ -50,12 +50,13 @@ pub struct Model {
     pub spins: Vec<Spin>,
     /// Class `k` (of n) is `spins[class_start[k]..class_start[k + 1]]`.
     pub class_start: Vec<u32>,
-    /// Linear coefficient h_i of each free spin.
-    pub field: Vec<i32>,
     /// J_ij, built by [`Model::neighbours_of`] when first asked for.
     couplings: OnceLock<Couplings>,
-    /// The largest |local field| any state can produce.
-    max_abs_field: i32,
+    /// Each free spin's h_i, and the largest |local field| any state can
+    /// produce: worked out by [`Model::field`] when first asked for (cell
+    /// moves never ask, and on an easy collection working them out for
+    /// every puzzle cost some 3 % of the run).
+    fields: OnceLock<(Vec<i32>, i32)>,
     /// Energy of the all-zero free state; 0 on a solution.
     pub offset: i32,
     /// Fixed ones in each constraint (`a_k`): the constraint totals of the all-zero state.
@@ -119,22 +120,39 @@ impl Model {
             return Err(PuzzleError::NoSolution(format!("digit {} has no place in {place}", symbol(digit + 1))));
         }
         let offset = fixed_ones.iter().map(|&a| (1 - a) * (1 - a)).sum();
-        // h_i, and |h_i| + Σ_j J_ij, where J_ij sums 2 per constraint shared
-        // with a free j: one pass over each spin's constraints for both.
-        let mut field = Vec::with_capacity(spins.len());
-        let mut max_abs_field = 0;
-        for s in &spins {
-            let (mut h, mut partners) = (0, 0);
-            for k in geometry.constraints_of(s.cell as usize, s.digit as usize) {
-                h += 2 * fixed_ones[k] - 1;
-                partners += free_members[k] as i32 - 1;
-            }
-            field.push(h);
-            max_abs_field = max_abs_field.max(h.abs() + 2 * partners);
-        }
-
         let fixed_ones = fixed_ones.iter().map(|&a| a as u8).collect();
-        Ok(Model { fixed, spins, class_start, field, couplings: OnceLock::new(), max_abs_field, offset, fixed_ones })
+        Ok(Model { fixed, spins, class_start, couplings: OnceLock::new(), fields: OnceLock::new(), offset, fixed_ones })
+    }
+
+    /// h_i of each free spin: Σ over its constraints of 2 a_k − 1.
+    pub fn field(&self) -> &[i32] {
+        &self.fields().0
+    }
+
+    /// The linear coefficients and the field bound, worked out together:
+    /// |h_i| + Σ_j J_ij, where J_ij sums 2 per constraint shared with a free j.
+    fn fields(&self) -> &(Vec<i32>, i32) {
+        self.fields.get_or_init(|| {
+            let geometry = self.geometry();
+            let mut free_members = vec![0i32; geometry.constraints];
+            for s in &self.spins {
+                for k in geometry.constraints_of(s.cell as usize, s.digit as usize) {
+                    free_members[k] += 1;
+                }
+            }
+            let mut field = Vec::with_capacity(self.spins.len());
+            let mut max_abs_field = 0;
+            for s in &self.spins {
+                let (mut h, mut partners) = (0, 0);
+                for k in geometry.constraints_of(s.cell as usize, s.digit as usize) {
+                    h += 2 * self.fixed_ones[k] as i32 - 1;
+                    partners += free_members[k] - 1;
+                }
+                field.push(h);
+                max_abs_field = max_abs_field.max(h.abs() + 2 * partners);
+            }
+            (field, max_abs_field)
+        })
     }
 
     pub fn geometry(&self) -> &'static Geometry {
@@ -158,7 +176,7 @@ impl Model {
 
     /// `h_i + Σ_j J_ij x_j`: the energy change of setting spin `i` from 0 to 1.
     pub fn local_field(&self, x: &[u8], i: usize) -> i32 {
-        self.field[i] + self.neighbours_of(i).map(|(j, coupling)| coupling * x[j] as i32).sum::<i32>()
+        self.field()[i] + self.neighbours_of(i).map(|(j, coupling)| coupling * x[j] as i32).sum::<i32>()
     }
 
     /// ΔE of flipping spin `i` of state `x`.
@@ -170,7 +188,7 @@ impl Model {
     pub fn energy(&self, x: &[u8]) -> i32 {
         let (mut linear, mut pairs) = (0, 0);
         for i in (0..self.len()).filter(|&i| x[i] == 1) {
-            linear += self.field[i];
+            linear += self.field()[i];
             pairs += self.neighbours_of(i).map(|(j, coupling)| coupling * x[j] as i32).sum::<i32>();
         }
         self.offset + linear + pairs / 2
@@ -178,7 +196,7 @@ impl Model {
 
     /// The largest |local field| any state can produce, max_i |h_i| + Σ_j |J_ij|; ΔE lies within ±this.
     pub fn max_abs_field(&self) -> i32 {
-        self.max_abs_field
+        self.fields().1
     }
 
     /// The full assignment of all n³ spins (index `n·cell + digit`) of a free-spin state.

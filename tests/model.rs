@@ -180,7 +180,7 @@ fn max_abs_field_is_the_largest_field_plus_couplings_for_every_shape() {
         for mode in MODES {
             let m = model(&puzzle, mode);
             let bound = (0..m.len())
-                .map(|i| m.field[i].abs() + m.neighbours_of(i).map(|(_, c)| c.abs()).sum::<i32>())
+                .map(|i| m.field()[i].abs() + m.neighbours_of(i).map(|(_, c)| c.abs()).sum::<i32>())
                 .max()
                 .unwrap_or(0);
             assert_eq!(m.max_abs_field(), bound, "{puzzle:?} {mode:?}");
