@@ -406,10 +406,11 @@ mod tests {
     use crate::puzzle::parse_grid;
     use crate::reduce::{reduce, Reduce};
 
-    /// The sweep `run` picks (compiled for AVX2 where the CPU has it) leaves
-    /// every chain as the one compiled for any x86-64 does, bit for bit: at
-    /// two temperatures in alternate lanes, and at one, where the AVX2 sweep
-    /// reads its weights from tables instead of multiplying.
+    /// The starting state and the sweep `run` picks (compiled for AVX2 where
+    /// the CPU has it) leave every chain as those compiled for any x86-64
+    /// do, bit for bit: at two temperatures in alternate lanes, and at one,
+    /// where the AVX2 sweep reads its weights from tables instead of
+    /// multiplying.
     #[test]
     fn the_sweep_for_this_cpu_equals_the_sweep_for_any() {
         let inkala = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
@@ -418,6 +419,9 @@ mod tests {
         let (table, rule) = (CellTable::new(&model), AdaptiveWeights::DEFAULT);
         let units = violable_units(&table);
         let q = [(-1.0f64 / 1.2).exp(), (-1.0f64 / 0.8).exp()];
+        let on_any = Group::random_on_any(&table, &units, Weights::Adaptive(rule), 7, Lanes::mul_high_unsigned);
+        let on_this = Group::random(&table, &units, Weights::Adaptive(rule), 7);
+        assert!(on_any.choice == on_this.choice && on_any.constraints == on_this.constraints, "the starts differ");
         let alternate: Vec<u32> = (0..CHAINS_PER_GROUP as u32).map(|l| l % 2).collect();
         for rungs in [alternate, vec![0; CHAINS_PER_GROUP]] {
             let sweeps = Sweeps { table: &table, units: &units, bits: bits(q[0]), rule: Some(rule), numbers: 0..40 };
