@@ -114,11 +114,14 @@ impl Group {
         let mut random = random(stream);
         let weight = Lanes::splat(weights.initial() as i16);
         // A power of two, so the sweep's indices, masked, need no bounds
-        // check; allocated so at once (a resize copied 64 KiB a 9×9 puzzle).
-        let mut constraints = Vec::with_capacity(table.fixed_ones.len().next_power_of_two());
-        constraints.extend(table.fixed_ones.iter().map(|&t| Constraint { total: Lanes::splat(t as i16), weight }));
-        // A loop, not a closure: a closure is not compiled for AVX2 with
-        // the function around it.
+        // check; the padding's and those past it total 0 and weigh 0. Loops,
+        // not closures, here: a closure is not compiled for AVX2 with the
+        // function around it.
+        let zero = Constraint { total: Lanes::splat(0), weight: Lanes::splat(0) };
+        let mut constraints = vec![zero; table.fixed_ones.len().next_power_of_two()];
+        for (constraint, &t) in constraints.iter_mut().zip(&table.fixed_ones[..table.padding as usize]) {
+            *constraint = Constraint { total: Lanes::splat(t as i16), weight };
+        }
         let mut choice = Vec::with_capacity(table.len());
         for i in 0..table.len() {
             let count = table.candidates(i).len() as i16;
@@ -131,8 +134,7 @@ impl Group {
             }
             choice.push(cell);
         }
-        constraints[table.padding as usize] = Constraint { total: Lanes::splat(0), weight: Lanes::splat(0) };
-        constraints.resize(constraints.len().next_power_of_two(), constraints[table.padding as usize]);
+        constraints[table.padding as usize] = zero;
         let draws = vec![Lanes::splat(0); table.len()];
         let mut group = Group {
             constraints,
