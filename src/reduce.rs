@@ -267,25 +267,31 @@ impl Boards<'_> {
     }
 
     /// One pass of failed-literal probing: removes each candidate whose
-    /// placement leads singles to a contradiction, giving up after
-    /// `patience` in a row held, or takes a placement after which singles
-    /// fill the grid. Whether it changed any.
-    fn probe(&mut self, patience: usize) -> bool {
+    /// placement leads singles to a contradiction, and applies singles at
+    /// once (they may fill the grid, and later trials start from less),
+    /// giving up after `patience` in a row held, or takes a placement after
+    /// which singles fill the grid. Whether it changed any; `None` on a
+    /// contradiction.
+    fn probe(&mut self, patience: usize) -> Option<bool> {
         let (mut removed, mut held) = (false, 0);
         for digit in 0..self.n {
             let mut cells = self.may[digit] & self.free;
             while cells != 0 {
                 let cell = cells.trailing_zeros();
                 cells &= cells - 1;
+                // Singles after a removal may have settled it.
+                if (self.may[digit] & self.free) >> cell & 1 == 0 {
+                    continue;
+                }
                 let mut trial = self.clone();
                 if trial.place(1 << cell, digit) && trial.singles_until_done().is_some() {
                     if trial.free == 0 {
                         *self = trial;
-                        return true;
+                        return Some(true);
                     }
                     held += 1;
                     if held == patience {
-                        return removed;
+                        return Some(removed);
                     }
                     continue;
                 }
@@ -293,9 +299,13 @@ impl Boards<'_> {
                 self.may[digit] &= !(1 << cell);
                 self.unsettled[digit] |= self.sets.units_of[cell as usize & 127];
                 removed = true;
+                self.singles_until_done()?;
+                if self.free == 0 {
+                    return Some(true);
+                }
             }
         }
-        removed
+        Some(removed)
     }
 
     /// Singles until none applies or every cell is filled; `None` on a
@@ -331,7 +341,7 @@ fn reduce_on_boards(grid: &Grid, sets: &CellSets, mode: Reduce, patience: usize)
         boards.place(clues, digit).then_some(())?;
     }
     boards.singles_until_done()?;
-    while mode == Reduce::Probe && boards.free != 0 && boards.probe(patience) {
+    while mode == Reduce::Probe && boards.free != 0 && boards.probe(patience)? {
         boards.singles_until_done()?;
     }
     let mut masks = match boards.free {
@@ -445,10 +455,10 @@ fn probe(candidates: &mut Candidates, patience: usize) -> Result<(), PuzzleError
 }
 
 /// One pass of [`probe`]: removes each candidate whose placement leads
-/// [`propagate`] to a contradiction, giving up after `patience` in a row
-/// held, or ends with a placement that fills the grid; in the fast path's
-/// order (digit by digit, cells in order), so that it gives up where that
-/// does. Whether it changed any.
+/// [`propagate`] to a contradiction, and propagates at once, giving up
+/// after `patience` in a row held, or ends with a placement that fills the
+/// grid; in the fast path's order (digit by digit, cells in order), so that
+/// it gives up where that does. Whether it changed any.
 fn probe_pass(candidates: &mut Candidates, geometry: &Geometry, patience: usize) -> Result<bool, PuzzleError> {
     let (mut removed, mut held) = (false, 0);
     for digit in 0..geometry.n {
@@ -473,6 +483,10 @@ fn probe_pass(candidates: &mut Candidates, geometry: &Geometry, patience: usize)
             removed = true;
             if candidates.masks[cell] == 0 {
                 return Err(no_candidate(&candidates.fixed, cell));
+            }
+            propagate(candidates)?;
+            if candidates.fixed.is_complete() {
+                return Ok(true);
             }
         }
     }
