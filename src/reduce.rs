@@ -244,10 +244,12 @@ impl Boards<'_> {
         let for_all = std::mem::take(&mut self.unsettled_for_all);
         for digit in 0..self.n {
             let mut open = self.open[digit] & (std::mem::take(&mut self.unsettled[digit]) | for_all);
+            // The digit's free places, read again only after a placement.
+            let mut may = self.may[digit] & self.free;
             while open != 0 {
                 let unit = open.trailing_zeros();
                 open &= open - 1;
-                let places = self.may[digit] & self.free & self.sets.units[unit as usize];
+                let places = may & self.sets.units[unit as usize];
                 if places & places.wrapping_sub(1) != 0 {
                     continue;
                 }
@@ -260,6 +262,7 @@ impl Boards<'_> {
                 }
                 // One cell, which the digit may go in.
                 self.place(places, digit);
+                may = self.may[digit] & self.free;
                 placed = true;
             }
         }
