@@ -58,10 +58,14 @@ pub(super) struct Group {
     /// (made for every count up to 25, they took 7 % of an easy
     /// collection's time).
     most_candidates: usize,
+    /// Set once a group rather than once a call: zeroing it took 1.5 % of
+    /// a hardest-class run.
+    scratch: Scratch,
 }
 
 /// A cell's candidate energies and heat-bath weights, while it is updated.
-pub(super) struct Scratch {
+#[derive(Debug, Clone)]
+struct Scratch {
     energies: [Lanes; MAX_N],
     masses: [Lanes; MAX_N],
 }
@@ -145,6 +149,7 @@ impl Group {
             powers: [Lanes::splat(0); X_BITS],
             weight_tables: None,
             most_candidates: (0..table.len()).map(|i| table.candidates(i).len()).max().unwrap_or(0),
+            scratch: Scratch { energies: [Lanes::splat(0); MAX_N], masses: [Lanes::splat(0); MAX_N] },
         };
         group.energy = group.energies(units);
         group
@@ -219,14 +224,12 @@ impl Group {
         weights: impl Fn(usize) -> W,
         mul_high: impl Fn(Lanes, Lanes) -> Lanes,
     ) {
-        // Set once a call rather than once a sweep.
-        let mut scratch = Scratch { energies: [Lanes::splat(0); MAX_N], masses: [Lanes::splat(0); MAX_N] };
         for s in sweeps.numbers {
             match sweeps.table.unit_width {
-                2 => self.sweep::<2, W>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
-                3 => self.sweep::<3, W>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
-                4 => self.sweep::<4, W>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
-                5 => self.sweep::<5, W>(sweeps.table, sweeps.bits, &mut scratch, &weights, &mul_high),
+                2 => self.sweep::<2, W>(sweeps.table, sweeps.bits, &weights, &mul_high),
+                3 => self.sweep::<3, W>(sweeps.table, sweeps.bits, &weights, &mul_high),
+                4 => self.sweep::<4, W>(sweeps.table, sweeps.bits, &weights, &mul_high),
+                5 => self.sweep::<5, W>(sweeps.table, sweeps.bits, &weights, &mul_high),
                 width => unreachable!("no board has candidates in {width} units"),
             }
             if let Some(rule) = sweeps.rule {
@@ -258,22 +261,21 @@ impl Group {
         &mut self,
         table: &CellTable,
         bits: usize,
-        scratch: &mut Scratch,
         weights: &impl Fn(usize) -> Weigh,
         mul_high: &impl Fn(Lanes, Lanes) -> Lanes,
     ) {
         self.draw_ahead();
+        let Group { constraints, choice, draws, scratch: Scratch { energies, masses }, .. } = self;
         // Indices masked by the length less one are in bounds by
         // construction: no compare and branch per unit read (the mask
         // changes no index, each is below the length).
-        let mask = self.constraints.len() - 1;
-        let constraints = &mut self.constraints[..=mask];
-        let Scratch { energies, masses } = scratch;
+        let mask = constraints.len() - 1;
+        let constraints = &mut constraints[..=mask];
         let largest = Lanes::splat(((1 << bits) - 1) as i16);
         // Each candidate's units; a cell's candidates, energies and masses
         // are sliced once, so no index is checked per candidate.
         let (candidate_units, _) = table.units.as_chunks::<W>();
-        for ((i, choice), &uniform) in self.choice.iter_mut().enumerate().zip(&self.draws) {
+        for ((i, choice), &uniform) in choice.iter_mut().enumerate().zip(draws.iter()) {
             let candidates = &candidate_units[table.candidates(i)];
             let count = candidates.len();
             let (energies, masses) = (&mut energies[..count], &mut masses[..count]);
