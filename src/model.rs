@@ -103,17 +103,12 @@ impl Model {
         }
 
         let mut fixed_ones = vec![0i32; geometry.constraints];
-        let mut free_members = vec![0u32; geometry.constraints];
         for cell in (0..cells).filter(|&c| fixed.cells[c] != 0) {
             for k in geometry.constraints_of(cell, fixed.cells[cell] as usize - 1) {
                 fixed_ones[k] += 1;
             }
         }
-        for s in &spins {
-            for k in geometry.constraints_of(s.cell as usize, s.digit as usize) {
-                free_members[k] += 1;
-            }
-        }
+        let free_members = free_members(geometry, &spins);
         if let Some(k) = (cells..geometry.constraints).find(|&k| fixed_ones[k] == 0 && free_members[k] == 0) {
             let (unit, digit) = ((k - cells) / n, (k - cells) % n);
             let place = geometry.unit_name(unit);
@@ -134,19 +129,14 @@ impl Model {
     fn fields(&self) -> &(Vec<i32>, i32) {
         self.fields.get_or_init(|| {
             let geometry = self.geometry();
-            let mut free_members = vec![0i32; geometry.constraints];
-            for s in &self.spins {
-                for k in geometry.constraints_of(s.cell as usize, s.digit as usize) {
-                    free_members[k] += 1;
-                }
-            }
+            let free_members = free_members(geometry, &self.spins);
             let mut field = Vec::with_capacity(self.spins.len());
             let mut max_abs_field = 0;
             for s in &self.spins {
                 let (mut h, mut partners) = (0, 0);
                 for k in geometry.constraints_of(s.cell as usize, s.digit as usize) {
                     h += 2 * self.fixed_ones[k] as i32 - 1;
-                    partners += free_members[k] - 1;
+                    partners += free_members[k] as i32 - 1;
                 }
                 field.push(h);
                 max_abs_field = max_abs_field.max(h.abs() + 2 * partners);
@@ -216,6 +206,17 @@ impl Model {
     pub fn encode(&self, grid: &Grid) -> Vec<u8> {
         self.spins.iter().map(|s| u8::from(grid.cells[s.cell as usize] as u16 == s.digit + 1)).collect()
     }
+}
+
+/// How many of `spins` lie in each constraint.
+fn free_members(geometry: &Geometry, spins: &[Spin]) -> Vec<u32> {
+    let mut members = vec![0u32; geometry.constraints];
+    for s in spins {
+        for k in geometry.constraints_of(s.cell as usize, s.digit as usize) {
+            members[k] += 1;
+        }
+    }
+    members
 }
 
 /// J_ij in CSR form: the neighbours of spin `i` are `neighbours[start[i]..start[i + 1]]`.
