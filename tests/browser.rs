@@ -169,7 +169,8 @@ fn solve_pasted(browser: &Browser, line: &str, backend: &str) -> Value {
 }
 
 /// A puzzle the default probing solves after the anneal's first 10 sweeps
-/// is said to be solved by reduction, on the run's line and in its panel.
+/// is said to be solved by reduction, on the run's line and in its panel;
+/// one the brief probing solves, before any sweep.
 #[test]
 fn the_page_says_when_reduction_solved_the_puzzle() {
     let Some((browser, _server)) = open_page() else { return };
@@ -179,6 +180,14 @@ fn the_page_says_when_reduction_solved_the_puzzle() {
     let note = browser.script("return panels[0].q('message').textContent");
     assert_eq!(note, "solved by reduction and verified");
     assert_eq!(browser.script("return lineFromGrid()"), exact_solve(&grid(magictour)).unwrap().to_string().as_str());
+
+    // The line above still says "solved": wait for the new one.
+    let seventeen = ".................1.....2.3......3.2...1.4......5....6..3......4.7..8...962...7...";
+    browser.type_into("#line", seventeen);
+    browser.click("#solve");
+    let said = browser.until(&format!("return {MESSAGE}.includes('before any sweep') && {MESSAGE}"), "solved");
+    assert!(said.as_str().unwrap().ends_with("(cpu-lanes), by reduction before any sweep"), "{said}");
+    assert_eq!(browser.script("return lineFromGrid()"), exact_solve(&grid(seventeen)).unwrap().to_string().as_str());
 }
 
 #[test]

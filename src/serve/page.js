@@ -272,7 +272,8 @@ function verdict() {
     const [p] = panels, r = p.record;
     if (p.error) say(p.error, p.error === "stopped" ? "" : "error");
     else if (r && r.status === "solved") {
-      const by = r.solved_by === "reduction" ? `, by reduction after ${r.sweeps} sweeps` : "";
+      const by = r.solved_by !== "reduction" ? ""
+        : r.sweeps === 0 ? ", by reduction before any sweep" : `, by reduction after ${r.sweeps} sweeps`;
       say(`solved and verified in ${r.seconds.toFixed(3)} s, ${fmt(r.attempts)} attempts (${r.backend})${by}`, "ok");
     }
     else if (r && r.status === "unsolved") say("unsolved within the budget", "error");
