@@ -29,9 +29,10 @@ fn random(stream: u32) -> Random {
 /// One constraint k of each chain of a group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Constraint {
-    /// `t_k` (those of cells unused).
+    /// `t_k` (those of cells unused; the padding's counts for nothing).
     pub(super) total: Lanes,
-    /// `w_k` (the padding's 0).
+    /// `w_k`; the padding's is 0, so a candidate's energy does not depend
+    /// on the padding's total, which the moves change and nothing resets.
     pub(super) weight: Lanes,
 }
 
@@ -333,7 +334,6 @@ impl Group {
                     constraints[k as usize & mask].total += delta;
                 }
             }
-            constraints[table.padding as usize].total = Lanes::splat(0);
             *choice = pick;
         }
     }
