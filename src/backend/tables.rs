@@ -68,7 +68,9 @@ pub struct CellTable {
     pub digits: Vec<u8>,
     pub spins: Vec<u32>,
     /// `unit_width` unit constraints per candidate, padded with `padding`
-    /// (spins off the diagonals), whose total and weight stay 0.
+    /// (spins off the diagonals), which weighs 0: its total counts for
+    /// nothing (`cpu` keeps it at 0, as its GPU twin does; `cpu-lanes`
+    /// leaves it).
     pub units: Vec<u16>,
     pub unit_width: usize,
     /// The first unit constraint (those of the cells come first).
