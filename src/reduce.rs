@@ -86,9 +86,9 @@ pub fn reduce(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
 }
 
 /// The reduction a puzzle has before its anneal starts: [`reduce`], but
-/// under [`Reduce::Probe`] a pass gives up after
-/// [`BRIEF_PROBES_WITHOUT_REMOVAL`] candidates in a row held: probing in
-/// full waits until the anneal has had a first go.
+/// under [`Reduce::Probe`] a pass gives up after 8 candidates in a row
+/// held (64 in full): probing in full waits until the anneal has had a
+/// first go.
 pub fn reduce_before_annealing(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
     reduce_with_patience(grid, mode, BRIEF_PROBES_WITHOUT_REMOVAL)
 }
