@@ -344,9 +344,8 @@ fn reduce_on_boards(grid: &Grid, sets: &CellSets, mode: Reduce, patience: usize)
         boards.place(clues, digit).then_some(())?;
     }
     boards.singles_until_done()?;
-    while mode == Reduce::Probe && boards.free != 0 && boards.probe(patience)? {
-        boards.singles_until_done()?;
-    }
+    // Each pass applies singles after every removal: none are left after it.
+    while mode == Reduce::Probe && boards.free != 0 && boards.probe(patience)? {}
     let mut masks = match boards.free {
         0 => Vec::new(),
         _ => vec![0; grid.cells.len()],
@@ -447,13 +446,11 @@ fn propagate(candidates: &mut Candidates) -> Result<(), PuzzleError> {
     }
 }
 
-/// Failed-literal probing: passes of [`probe_pass`], each followed by
-/// [`propagate`], until one removes nothing.
+/// Failed-literal probing: passes of [`probe_pass`] (which propagates
+/// after each removal) until one removes nothing.
 fn probe(candidates: &mut Candidates, patience: usize) -> Result<(), PuzzleError> {
     let geometry = candidates.fixed.geometry();
-    while probe_pass(candidates, geometry, patience)? {
-        propagate(candidates)?;
-    }
+    while probe_pass(candidates, geometry, patience)? {}
     Ok(())
 }
 
