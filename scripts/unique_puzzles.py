@@ -2,6 +2,7 @@
 """Sudoku puzzles with exactly one solution, from random solved grids.
 
     python3 scripts/unique_puzzles.py --n 25 --count 3 --seed 1 > unique25.txt
+    python3 scripts/unique_puzzles.py --n 25 --count 6 --seed 11 --keep 0.4 > random25.txt
 
 For benchmarks (issue 30: unique 25×25 puzzles resist the anneal, where
 random boards with dozens of solutions do not). Each puzzle:
@@ -13,10 +14,14 @@ random boards with dozens of solutions do not). Each puzzle:
      unless the solver then finds a second solution (the rules, the clues
      left as assumptions, and a clause that forbids the first solution):
      the puzzle left has exactly one solution and no clue can go.
+     With --keep P instead, each cell stays a clue with probability P and
+     the puzzle may have many solutions: random boards near the hardness
+     peak (P 0.40–0.45 on 25×25), from grids that are not a pattern's.
 The CNF is written here from the rules alone, not read from sudoku-anneal,
 so the proof of uniqueness does not rest on the model it checks.
 python-sat (CaDiCaL) is a benchmark's tool, never a dependency of the
-project: `pip install python-sat`. A 25×25 puzzle takes 3–4 minutes of one core.
+project: `pip install python-sat`. A unique 25×25 puzzle takes 3–4 minutes
+of one core, a random grid some 15 seconds.
 """
 import argparse
 import random
@@ -61,9 +66,12 @@ def main():
     parser.add_argument("--n", type=int, default=25, help="board side: 4, 9, 16 or 25")
     parser.add_argument("--count", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--keep", type=float, help="keep each cell with this probability instead (not unique)")
     args = parser.parse_args()
     if args.n not in (4, 9, 16, 25):
         sys.exit("unique_puzzles: --n is 4, 9, 16 or 25")
+    if args.keep is not None and not 0.0 <= args.keep <= 1.0:
+        sys.exit("unique_puzzles: --keep is a probability, 0 to 1")
     from pysat.solvers import Solver
 
     rng = random.Random(args.seed)
@@ -71,6 +79,9 @@ def main():
     for _ in range(args.count):
         with Solver(name="cadical195", bootstrap_with=clauses) as solver:
             grid = random_grid(args.n, solver, var, rng)
+        if args.keep is not None:
+            print("".join(SYMBOLS[digit] if rng.random() < args.keep else "." for digit in grid), flush=True)
+            continue
         clue = {cell: var(cell, digit) for cell, digit in enumerate(grid)}
         with Solver(name="cadical195", bootstrap_with=clauses + [[-v for v in clue.values()]]) as solver:
             for cell in rng.sample(range(args.n * args.n), args.n * args.n):
