@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Sudoku puzzles with exactly one solution, from random solved grids.
+"""Sudoku puzzles from random solved grids: with exactly one solution, or
+(--keep) a random share of the grid's cells as clues.
 
     python3 scripts/unique_puzzles.py --n 25 --count 3 --seed 1 > unique25.txt
     python3 scripts/unique_puzzles.py --n 25 --count 6 --seed 11 --keep 0.4 > random25.txt
