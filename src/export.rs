@@ -65,12 +65,12 @@ pub fn bqm_json(model: &Model) -> String {
 /// `h_i = linear_i/2 + Σ_j J_ij/4`, `J'_ij = J_ij/4`,
 /// `offset' = offset + Σ linear_i/2 + Σ_{i<j} J_ij/4`.
 pub fn ising_json(model: &Model) -> String {
-    let quarter = |c: i32| c as f64 / 4.0;
+    let (quarter, field) = (|c: i32| c as f64 / 4.0, model.field());
     let linear = (0..model.len())
-        .map(|i| model.field()[i] as f64 / 2.0 + model.neighbours_of(i).map(|(_, c)| quarter(c)).sum::<f64>())
+        .map(|i| field[i] as f64 / 2.0 + model.neighbours_of(i).map(|(_, c)| quarter(c)).sum::<f64>())
         .collect();
     let offset = model.offset as f64
-        + model.field().iter().map(|&h| h as f64 / 2.0).sum::<f64>()
+        + field.iter().map(|&h| h as f64 / 2.0).sum::<f64>()
         + couplings(model).map(|(_, _, c)| quarter(c)).sum::<f64>();
     let quadratic = couplings(model).map(|(i, j, c)| (i, j, quarter(c))).collect();
     serde_json::to_string(&bqm(model, "SPIN", offset, linear, quadratic)).expect("a model always serializes")

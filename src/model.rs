@@ -176,9 +176,9 @@ impl Model {
 
     /// Energy of a free-spin state (`x[i]` ∈ {0, 1}).
     pub fn energy(&self, x: &[u8]) -> i32 {
-        let (mut linear, mut pairs) = (0, 0);
+        let (field, mut linear, mut pairs) = (self.field(), 0, 0);
         for i in (0..self.len()).filter(|&i| x[i] == 1) {
-            linear += self.field()[i];
+            linear += field[i];
             pairs += self.neighbours_of(i).map(|(j, coupling)| coupling * x[j] as i32).sum::<i32>();
         }
         self.offset + linear + pairs / 2
