@@ -212,8 +212,9 @@ impl BackendKind {
 
     /// Cell moves with adaptive weights: on boards up to 9×9 32 chains at
     /// one temperature (16 to 48 need about the same work, a ladder more);
-    /// above, where 1.2 is too hot to order a nearly empty board and 0.5
-    /// too cold for puzzles with clues, 8 ladders of 4 rungs from 0.5 to 1.2.
+    /// above, where 1.2 is too hot to order a nearly empty board, 8 ladders
+    /// of 4 rungs from 0.4 to 0.5 (a third to a half of the work of rungs up
+    /// to 1.2 on 25×25 puzzles, less on empty boards and Latin squares too).
     fn cell_defaults(self) -> Defaults {
         let (batch, exchange_every) = match self {
             // A puzzle per thread on the lanes backend (32 chains: two groups of 16).
@@ -230,7 +231,7 @@ impl BackendKind {
             moves: Moves::Cell,
             weights: WeightRule::Adaptive,
             small_boards: Ladders { ladders: 32, replicas: 1, t_min: CELL_TEMPERATURE, t_max: CELL_TEMPERATURE },
-            large_boards: Ladders { ladders: 8, replicas: 4, t_min: 0.5, t_max: CELL_TEMPERATURE },
+            large_boards: Ladders { ladders: 8, replicas: 4, t_min: 0.4, t_max: 0.5 },
         }
     }
 

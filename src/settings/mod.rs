@@ -361,7 +361,7 @@ mod tests {
         let cells = Settings::default();
         let classic = cells.for_shape(Shape::CLASSIC);
         assert_eq!((classic.ladders, classic.replicas, classic.t_min), (32, 1, 1.2));
-        assert_eq!((cells.ladders, cells.replicas, cells.t_min, cells.t_max), (8, 4, 0.5, 1.2));
+        assert_eq!((cells.ladders, cells.replicas, cells.t_min, cells.t_max), (8, 4, 0.4, 0.5));
         let wide =
             Settings::resolve(BackendKind::Cpu, &Overrides { ladders: Some(2), ..Overrides::default() }).unwrap();
         assert_eq!((wide.ladders, wide.for_shape(Shape::CLASSIC).ladders), (2, 2));
