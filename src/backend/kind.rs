@@ -7,7 +7,7 @@
 //!
 //! [`Settings::for_backend`]: crate::settings::Settings::for_backend
 
-use crate::dynamics::{Dynamics, Moves, WeightRule};
+use crate::dynamics::{AdaptiveWeights, Dynamics, Moves, WeightRule};
 use crate::error::{Error, Result};
 use crate::grid::Variant;
 use crate::tempering::{default_temperatures, Ladders};
@@ -53,9 +53,17 @@ pub struct Defaults {
     pub exchange_every: u32,
     pub moves: Moves,
     pub weights: WeightRule,
-    /// The ladders on boards of side 9 and less, and on larger ones.
-    pub small_boards: Ladders,
-    pub large_boards: Ladders,
+    /// Boards of side 9 and less, and larger ones.
+    pub small_boards: BoardDefaults,
+    pub large_boards: BoardDefaults,
+}
+
+/// What differs between boards of side 9 and less and larger ones.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoardDefaults {
+    pub tempering: Ladders,
+    /// Sweeps between two relaxations of adaptive weights.
+    pub relax_every: u32,
 }
 
 /// Puzzles in flight.
@@ -98,6 +106,10 @@ const RUNGS: usize = 16;
 /// The temperature of cell moves with adaptive weights (weights start at
 /// 2): the prototype's; 1.0 to 1.5 need within 20 % of its work (BENCHMARKS.md).
 const CELL_TEMPERATURE: f64 = 1.2;
+/// Adaptive weights relax faster above 9×9: on 25×25 puzzles every 4 sweeps
+/// needs 1/8 to 1/16 of the work of every 5, where the weights run up to
+/// the cap and the chains stay restless (BENCHMARKS.md).
+const LARGE_BOARDS_RELAX_EVERY: u32 = 4;
 
 impl BackendKind {
     pub const ALL: [BackendKind; 6] = [
@@ -230,8 +242,14 @@ impl BackendKind {
             exchange_every,
             moves: Moves::Cell,
             weights: WeightRule::Adaptive,
-            small_boards: Ladders { ladders: 32, replicas: 1, t_min: CELL_TEMPERATURE, t_max: CELL_TEMPERATURE },
-            large_boards: Ladders { ladders: 8, replicas: 4, t_min: 0.4, t_max: 0.5 },
+            small_boards: BoardDefaults {
+                tempering: Ladders { ladders: 32, replicas: 1, t_min: CELL_TEMPERATURE, t_max: CELL_TEMPERATURE },
+                relax_every: AdaptiveWeights::DEFAULT.relax_every,
+            },
+            large_boards: BoardDefaults {
+                tempering: Ladders { ladders: 8, replicas: 4, t_min: 0.4, t_max: 0.5 },
+                relax_every: LARGE_BOARDS_RELAX_EVERY,
+            },
         }
     }
 
@@ -260,6 +278,14 @@ impl BackendKind {
             }
             _ => (ladder, ladder),
         };
-        Defaults { batch, exchange_every, moves: Moves::Spin, weights: WeightRule::Fixed, small_boards, large_boards }
+        let board = |tempering| BoardDefaults { tempering, relax_every: AdaptiveWeights::DEFAULT.relax_every };
+        Defaults {
+            batch,
+            exchange_every,
+            moves: Moves::Spin,
+            weights: WeightRule::Fixed,
+            small_boards: board(small_boards),
+            large_boards: board(large_boards),
+        }
     }
 }

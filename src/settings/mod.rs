@@ -7,7 +7,7 @@ mod overrides;
 
 use std::time::Duration;
 
-use crate::backend::kind::BackendKind;
+use crate::backend::kind::{BackendKind, BoardDefaults};
 use crate::backend::Backend;
 use crate::dynamics::{AdaptiveWeights, Dynamics, Moves, WeightRule, Weights};
 use crate::error::{Error, Result};
@@ -44,6 +44,8 @@ pub struct Settings {
     /// The ladders for boards of order 9 or less where they differ from
     /// the ones above; `None`: the same for every board.
     pub small_boards: Option<Ladders>,
+    /// Likewise the weights.
+    pub small_board_weights: Option<Weights>,
 }
 
 /// The seed where the user sets none.
@@ -93,7 +95,7 @@ impl Settings {
         let o = overrides;
         let variant = o.model.variant;
         let defaults = kind.defaults(variant, o.moves);
-        let large = defaults.large_boards;
+        let (small, large) = (defaults.small_boards, defaults.large_boards.tempering);
         let ladder_set = o.replicas.is_some() || o.t_min.is_some() || o.t_max.is_some() || o.temperatures.is_some();
         let explicit = o.temperatures.as_ref();
         let timeout = match o.timeout.unwrap_or(TIMEOUT_SECONDS) {
@@ -105,17 +107,18 @@ impl Settings {
                 )))
             }
         };
-        let weights = match o.weights.unwrap_or(defaults.weights) {
-            WeightRule::Fixed if o.weight_base.or(o.weight_cap).is_some() || o.relax_every.is_some() => {
-                return Err(Error::Settings(
-                    "--weight-base, --weight-cap and --relax-every need --weights adaptive".into(),
-                ))
-            }
+        let rule = o.weights.unwrap_or(defaults.weights);
+        if rule == WeightRule::Fixed && (o.weight_base.or(o.weight_cap).is_some() || o.relax_every.is_some()) {
+            return Err(Error::Settings(
+                "--weight-base, --weight-cap and --relax-every need --weights adaptive".into(),
+            ));
+        }
+        let weights = |board: BoardDefaults| match rule {
             WeightRule::Fixed => Weights::Fixed,
             WeightRule::Adaptive => Weights::Adaptive(AdaptiveWeights {
                 base: o.weight_base.unwrap_or(AdaptiveWeights::DEFAULT.base),
                 cap: o.weight_cap.unwrap_or(AdaptiveWeights::DEFAULT.cap),
-                relax_every: o.relax_every.unwrap_or(AdaptiveWeights::DEFAULT.relax_every),
+                relax_every: o.relax_every.unwrap_or(board.relax_every),
             }),
         };
         let moves = defaults.moves;
@@ -134,11 +137,10 @@ impl Settings {
             reduce: o.model.reduce,
             variant,
             moves,
-            weights,
-            small_boards: (!ladder_set && defaults.small_boards != large).then_some(Ladders {
-                ladders: o.ladders.unwrap_or(defaults.small_boards.ladders),
-                ..defaults.small_boards
-            }),
+            weights: weights(defaults.large_boards),
+            small_boards: (!ladder_set && small.tempering != large)
+                .then_some(Ladders { ladders: o.ladders.unwrap_or(small.tempering.ladders), ..small.tempering }),
+            small_board_weights: (weights(small) != weights(defaults.large_boards)).then_some(weights(small)),
         };
         settings.validate()?;
         kind.check_runs(settings.dynamics())?;
@@ -218,19 +220,25 @@ impl Settings {
                 return fail("--relax-every must be at least 1");
             }
         }
-        match self.small_boards {
-            Some(_) => self.for_shape(Shape { n: SMALL_BOARD_ORDER, variant: self.variant }).validate(),
-            None => Ok(()),
+        match self.small_boards.is_some() || self.small_board_weights.is_some() {
+            true => self.for_shape(Shape { n: SMALL_BOARD_ORDER, variant: self.variant }).validate(),
+            false => Ok(()),
         }
     }
 
-    /// The settings for boards of `shape`: the small-board ladder there, if any.
+    /// The settings for boards of `shape`: the small-board ladder and
+    /// weights there, if any.
     pub fn for_shape(&self, shape: Shape) -> Settings {
+        let shaped = Settings { small_boards: None, small_board_weights: None, ..self.clone() };
+        if shape.n > SMALL_BOARD_ORDER {
+            return shaped;
+        }
+        let weights = self.small_board_weights.unwrap_or(self.weights);
         match self.small_boards {
-            Some(Ladders { ladders, replicas, t_min, t_max }) if shape.n <= SMALL_BOARD_ORDER => {
-                Settings { ladders, replicas, t_min, t_max, temperatures: None, small_boards: None, ..self.clone() }
+            Some(Ladders { ladders, replicas, t_min, t_max }) => {
+                Settings { ladders, replicas, t_min, t_max, temperatures: None, weights, ..shaped }
             }
-            _ => Settings { small_boards: None, ..self.clone() },
+            None => Settings { weights, ..shaped },
         }
     }
 
@@ -367,7 +375,20 @@ mod tests {
         assert_eq!((wide.ladders, wide.for_shape(Shape::CLASSIC).ladders), (2, 2));
         let spins = Overrides { moves: Some(Moves::Spin), ..Overrides::default() };
         let spins = Settings::resolve(BackendKind::Cpu, &spins).unwrap();
-        assert_eq!((spins.ladders, spins.replicas, spins.small_boards), (1, 16, None));
+        assert_eq!((spins.ladders, spins.replicas, spins.small_boards, spins.small_board_weights), (1, 16, None, None));
+        // Adaptive weights relax every 5 sweeps on 9×9 boards, every 4 above,
+        // and --relax-every sets both; a 16×16 board takes the larger boards'.
+        let relax = |settings: &Settings| match settings.weights {
+            Weights::Adaptive(rule) => rule.relax_every,
+            Weights::Fixed => 0,
+        };
+        let sixteen = Shape { n: 16, variant: Variant::Standard };
+        assert_eq!((relax(&classic), relax(&cells), relax(&cells.for_shape(sixteen))), (5, 4, 4));
+        assert_eq!((relax(&wide.for_shape(Shape::CLASSIC)), relax(&wide)), (5, 4));
+        let seven =
+            Settings::resolve(BackendKind::CpuLanes, &Overrides { relax_every: Some(7), ..Overrides::default() });
+        let seven = seven.unwrap();
+        assert_eq!((relax(&seven.for_shape(Shape::CLASSIC)), relax(&seven), seven.small_board_weights), (7, 7, None));
         for timeout in [2e19, 1e300, -1.0, f64::NAN] {
             let overrides = Overrides { timeout: Some(timeout), ..Overrides::default() };
             assert!(matches!(Settings::resolve(BackendKind::Cpu, &overrides), Err(Error::Settings(_))), "{timeout}");

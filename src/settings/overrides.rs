@@ -45,7 +45,7 @@ pub struct Overrides {
     pub weight_base: Option<u8>,
     #[arg(long, help = format!("Adaptive weights: the most a unit may weigh [default: {}]", AdaptiveWeights::DEFAULT.cap))]
     pub weight_cap: Option<u8>,
-    #[arg(long, help = format!("Adaptive weights: sweeps between two relaxations of every weight above the base [default: {}]", AdaptiveWeights::DEFAULT.relax_every))]
+    #[arg(long, help = relax_help())]
     pub relax_every: Option<u32>,
     #[command(flatten)]
     pub model: ModelOptions,
@@ -116,14 +116,24 @@ fn per_backend(what: &str, value: impl Fn(&Defaults) -> String) -> String {
     format!("{what} [default: {at_default}; with --moves spin, {spin}]")
 }
 
+/// `--relax-every`'s defaults, which differ on boards above 9×9.
+fn relax_help() -> String {
+    let cells = BackendKind::Cpu.defaults(Variant::Standard, Some(Moves::Cell));
+    format!(
+        "Adaptive weights: sweeps between two relaxations of every weight above the base [default: {} up to 9×9, {} \
+         above]; setting it sets it for every board size",
+        cells.small_boards.relax_every, cells.large_boards.relax_every
+    )
+}
+
 /// A ladder setting's defaults, which may differ on boards above 9×9 and,
 /// with single-spin moves, on Latin squares.
 fn ladder_help(what: &str, value: impl Fn(&Ladders) -> String) -> String {
-    let both = |d: &Defaults| match (value(&d.small_boards), value(&d.large_boards)) {
+    let both = |d: &Defaults| match (value(&d.small_boards.tempering), value(&d.large_boards.tempering)) {
         (small, large) if small == large => small,
         (small, large) => format!("{small} up to 9×9, {large} above"),
     };
-    let spin = |variant| value(&BackendKind::Cpu.defaults(variant, Some(Moves::Spin)).large_boards);
+    let spin = |variant| value(&BackendKind::Cpu.defaults(variant, Some(Moves::Spin)).large_boards.tempering);
     let help = per_backend(what, both);
     match spin(Variant::Latin) {
         latin if latin != spin(Variant::Standard) => {

@@ -118,7 +118,7 @@ mod tests {
         use crate::dynamics::Moves;
         let defaults = BackendKind::CpuBits.defaults(crate::grid::Variant::Standard, Some(Moves::Spin));
         assert_eq!(
-            (defaults.small_boards.ladders, defaults.large_boards.ladders),
+            (defaults.small_boards.tempering.ladders, defaults.large_boards.tempering.ladders),
             (LADDERS_PER_MASK, LADDERS_PER_MASK)
         );
     }
