@@ -57,7 +57,8 @@ pub struct AdaptiveWeights {
 }
 
 impl AdaptiveWeights {
-    /// The prototype's rule (docs/DESIGN.md §4).
+    /// The prototype's rule (docs/DESIGN.md §4); boards above 9×9 relax
+    /// faster by default (`BackendKind::defaults`).
     pub const DEFAULT: AdaptiveWeights = AdaptiveWeights { base: 2, cap: 16, relax_every: 5 };
 }
 

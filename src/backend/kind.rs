@@ -107,8 +107,8 @@ const RUNGS: usize = 16;
 /// 2): the prototype's; 1.0 to 1.5 need within 20 % of its work (BENCHMARKS.md).
 const CELL_TEMPERATURE: f64 = 1.2;
 /// Adaptive weights relax faster above 9×9: on 25×25 puzzles every 4 sweeps
-/// needs 1/8 to 1/16 of the work of every 5, where the weights run up to
-/// the cap and the chains stay restless (BENCHMARKS.md).
+/// needs 1/5 to 1/20 of the work of every 5, where the weights run up to
+/// the cap and the chains stay restless; 16×16 ones need the same (BENCHMARKS.md).
 const LARGE_BOARDS_RELAX_EVERY: u32 = 4;
 
 impl BackendKind {

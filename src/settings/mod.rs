@@ -121,6 +121,7 @@ impl Settings {
                 relax_every: o.relax_every.unwrap_or(board.relax_every),
             }),
         };
+        let (small_weights, large_weights) = (weights(small), weights(defaults.large_boards));
         let moves = defaults.moves;
         let settings = Settings {
             replicas: explicit.map_or(o.replicas.unwrap_or(large.replicas), Vec::len),
@@ -137,10 +138,10 @@ impl Settings {
             reduce: o.model.reduce,
             variant,
             moves,
-            weights: weights(defaults.large_boards),
+            weights: large_weights,
             small_boards: (!ladder_set && small.tempering != large)
                 .then_some(Ladders { ladders: o.ladders.unwrap_or(small.tempering.ladders), ..small.tempering }),
-            small_board_weights: (weights(small) != weights(defaults.large_boards)).then_some(weights(small)),
+            small_board_weights: (small_weights != large_weights).then_some(small_weights),
         };
         settings.validate()?;
         kind.check_runs(settings.dynamics())?;
