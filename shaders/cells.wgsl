@@ -71,7 +71,9 @@ fn count(t0: u32, units: array<u32, 5>, step: u32) {
     }
 }
 
-// The heat-bath update of free cell i. Twin: the loop body of `sweep` in cells.rs.
+// The update of free cell i (Suwa–Todo's turn of the circle of weights,
+// the heat bath where the cell's own candidate weighs 0). Twin: the loop
+// body of `sweep` in cells.rs, which describes it.
 fn update_cell(slot_base: u32, t0: u32, c0: u32, i: u32, key: u32, table: u32, table_len: u32) {
     let header = spin_data[slot_base + i];
     let first = header.x;
@@ -83,6 +85,7 @@ fn update_cell(slot_base: u32, t0: u32, c0: u32, i: u32, key: u32, table: u32, t
     // totals are one less, so e_current loses 2 Σ_k w_k.
     var energies: array<i32, COLOURS>;
     var lowest = 0x7fffffff;
+    var own = 0u;
     for (var c = 0u; c < count_here; c++) {
         var digit = 0u;
         let units = candidate(slot_base, first + c, &digit);
@@ -94,34 +97,35 @@ fn update_cell(slot_base: u32, t0: u32, c0: u32, i: u32, key: u32, table: u32, t
         }
         energies[c] = e;
         lowest = min(lowest, e);
+        own = select(own, c, digit == current);
     }
+    var weights: array<u32, COLOURS>;
     var sum = 0u;
+    var before = 0u;
     for (var c = 0u; c < count_here; c++) {
         let x = u32(energies[c] - lowest);
-        sum += select(0u, rung_tables[table + x], x < table_len);
+        weights[c] = select(0u, rung_tables[table + x], x < table_len);
+        before += select(0u, weights[c], c < own);
+        sum += weights[c];
     }
-    var r = mul_high(attempt_random(key, i), sum);
+    let uniform = attempt_random(key, i);
+    var r = mul_high(uniform, sum);
+    if weights[own] != 0u {
+        let turned = before + mul_high(uniform, weights[own]) + rung_tables[table];
+        r = select(turned, turned - sum, turned >= sum);
+    }
     var pick = count_here - 1u;
     for (var c = 0u; c < count_here; c++) {
-        let x = u32(energies[c] - lowest);
-        let weight = select(0u, rung_tables[table + x], x < table_len);
-        if r < weight {
+        if r < weights[c] {
             pick = c;
             break;
         }
-        r -= weight;
+        r -= weights[c];
     }
-    var digit = 0u;
-    let units = candidate(slot_base, first + pick, &digit);
-    if digit != current {
-        for (var c = 0u; c < count_here; c++) {
-            var old = 0u;
-            let old_units = candidate(slot_base, first + c, &old);
-            if old == current {
-                count(t0, old_units, 0xffffffffu);
-            }
-        }
-        count(t0, units, 1u);
+    if pick != own {
+        var digit = 0u;
+        count(t0, candidate(slot_base, first + own, &digit), 0xffffffffu);
+        count(t0, candidate(slot_base, first + pick, &digit), 1u);
         local_cells[c0 + cell] = 1u << digit;
     }
 }

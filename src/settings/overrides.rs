@@ -37,7 +37,7 @@ pub struct Overrides {
     pub max_sweeps: Option<u32>,
     #[arg(long, help = format!("Time budget per puzzle in seconds, 0 for none [default: {TIMEOUT_SECONDS}]"))]
     pub timeout: Option<f64>,
-    #[arg(long, value_enum, help = per_backend("How a sweep updates a replica: single spins (the plain model), or whole cells kept one-hot (heat bath)", |d| format!("{:?}", d.moves).to_lowercase()))]
+    #[arg(long, value_enum, help = per_backend("How a sweep updates a replica: single spins (the plain model), or whole cells kept one-hot (redrawn from their candidates' Boltzmann weights by Suwa–Todo's turn)", |d| format!("{:?}", d.moves).to_lowercase()))]
     pub moves: Option<Moves>,
     #[arg(long, value_enum, help = per_backend("Unit constraint weights: all 1 (the plain model), or per replica, grown on violated units (cell moves only)", |d| format!("{:?}", d.weights).to_lowercase()))]
     pub weights: Option<WeightRule>,

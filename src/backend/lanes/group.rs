@@ -291,7 +291,7 @@ impl Group {
             let (energies, masses) = (&mut energies[..count], &mut masses[..count]);
             let current = *choice;
             // e_j = Σ_k w_k (2 t_k − 1), the current candidate taken out of its units.
-            let mut lowest = Lanes::splat(i16::MAX);
+            let (mut lowest, mut own_energy) = (Lanes::splat(i16::MAX), Lanes::splat(0));
             for ((c, units), energy) in candidates.iter().enumerate().zip(energies.iter_mut()) {
                 let (mut held, mut weight) = (Lanes::splat(0), Lanes::splat(0));
                 for &k in units {
@@ -303,19 +303,35 @@ impl Group {
                 let e = (held - (own & weight)).double() - weight;
                 *energy = e;
                 lowest = lowest.min(e);
+                own_energy = own.select(e, own_energy);
             }
-            // Heat-bath weights ONE_c · q^x, x = e − lowest, and their sum.
+            // Heat-bath weights ONE_c · q^x, x = e − lowest, their sum and
+            // the sum of those before the own candidate; its own weight from
+            // the energy kept above (one table read a cell, not a gather per
+            // candidate: the turn's cost per attempt).
             let (weight_of, mut sum) = (weights(count), Lanes::splat(0));
-            for (&energy, mass_of) in energies.iter().zip(masses.iter_mut()) {
+            let mut before = Lanes::splat(0);
+            for (c, (&energy, mass_of)) in energies.iter().zip(masses.iter_mut()).enumerate() {
                 let mass = weight_of((energy - lowest).min(largest));
                 *mass_of = mass;
+                before = current.eq_mask(Lanes::splat(c as i16)).select(sum, before);
                 sum += mass;
             }
-            // The first candidate whose running sum passes a uniform draw in
-            // 0..sum: the number of running sums at or below the draw (they
-            // only grow, and the last, the sum, is above it), counted as
-            // count − 1 less those above it.
-            let draw = mul_high(uniform, sum);
+            let own_weight = weight_of((own_energy - lowest).min(largest));
+            // Suwa–Todo's turn (cpu/cells.rs): a point of the own candidate's
+            // stretch moved on by the heaviest weight (the lowest candidate's,
+            // x = 0), less the sum where it passes it, computed as the turned
+            // point less the sum (a 16-bit lane holds it) plus the sum where
+            // that is negative. Where the own candidate weighs 0, the heat
+            // bath's uniform draw in 0..sum.
+            let heaviest = weight_of(Lanes::splat(0));
+            let turned = before + mul_high(uniform, own_weight) - (sum - heaviest);
+            let turned = turned + (sum & Lanes::splat(0).gt_mask(turned));
+            let draw = own_weight.eq_mask(Lanes::splat(0)).select(mul_high(uniform, sum), turned);
+            // The first candidate whose running sum passes the draw: the
+            // number of running sums at or below it (they only grow, and the
+            // last, the sum, is above it), counted as count − 1 less those
+            // above it.
             let (mut below, mut pick) = (Lanes::splat(0), Lanes::splat(count as i16 - 1));
             for &mass in &masses[..count - 1] {
                 below += mass;

@@ -83,6 +83,16 @@ impl Lanes {
         Lanes(bytemuck::cast(out))
     }
 
+    /// `if_set`'s lane where this mask's is set (all ones), `if_clear`'s elsewhere.
+    #[inline(always)]
+    pub fn select(self, if_set: Lanes, if_clear: Lanes) -> Lanes {
+        let mut out = [0; LANES];
+        for (((out, &m), &a), &b) in out.iter_mut().zip(&self.0).zip(&if_set.0).zip(&if_clear.0) {
+            *out = if m < 0 { a } else { b };
+        }
+        Lanes(out)
+    }
+
     #[inline(always)]
     pub fn mul(self, other: Lanes) -> Lanes {
         self.zip(other, i16::wrapping_mul)
