@@ -95,7 +95,7 @@ impl Settings {
         let o = overrides;
         let variant = o.model.variant;
         let defaults = kind.defaults(variant, o.moves);
-        let (small, large) = (defaults.small_boards, defaults.large_boards.tempering);
+        let (small, large) = (defaults.small_boards, defaults.large_boards);
         let ladder_set = o.replicas.is_some() || o.t_min.is_some() || o.t_max.is_some() || o.temperatures.is_some();
         let explicit = o.temperatures.as_ref();
         let timeout = match o.timeout.unwrap_or(TIMEOUT_SECONDS) {
@@ -121,15 +121,15 @@ impl Settings {
                 relax_every: o.relax_every.unwrap_or(board.relax_every),
             }),
         };
-        let (small_weights, large_weights) = (weights(small), weights(defaults.large_boards));
+        let (small_weights, large_weights) = (weights(small), weights(large));
         let moves = defaults.moves;
         let settings = Settings {
-            replicas: explicit.map_or(o.replicas.unwrap_or(large.replicas), Vec::len),
-            ladders: o.ladders.unwrap_or(large.ladders),
+            replicas: explicit.map_or(o.replicas.unwrap_or(large.tempering.replicas), Vec::len),
+            ladders: o.ladders.unwrap_or(large.tempering.ladders),
             batch: o.batch.unwrap_or_else(|| defaults.batch.puzzles()),
             // An explicit ladder's ends, so that reports show them.
-            t_min: explicit.and_then(|l| l.first().copied()).or(o.t_min).unwrap_or(large.t_min),
-            t_max: explicit.and_then(|l| l.last().copied()).or(o.t_max).unwrap_or(large.t_max),
+            t_min: explicit.and_then(|l| l.first().copied()).or(o.t_min).unwrap_or(large.tempering.t_min),
+            t_max: explicit.and_then(|l| l.last().copied()).or(o.t_max).unwrap_or(large.tempering.t_max),
             temperatures: o.temperatures.clone(),
             exchange_every: o.exchange_every.unwrap_or(defaults.exchange_every),
             max_sweeps: o.max_sweeps.unwrap_or(MAX_SWEEPS),
@@ -139,7 +139,7 @@ impl Settings {
             variant,
             moves,
             weights: large_weights,
-            small_boards: (!ladder_set && small.tempering != large)
+            small_boards: (!ladder_set && small.tempering != large.tempering)
                 .then_some(Ladders { ladders: o.ladders.unwrap_or(small.tempering.ladders), ..small.tempering }),
             small_board_weights: (small_weights != large_weights).then_some(small_weights),
         };
@@ -221,10 +221,10 @@ impl Settings {
                 return fail("--relax-every must be at least 1");
             }
         }
-        match self.small_boards.is_some() || self.small_board_weights.is_some() {
-            true => self.for_shape(Shape { n: SMALL_BOARD_ORDER, variant: self.variant }).validate(),
-            false => Ok(()),
+        if self.small_boards.is_none() && self.small_board_weights.is_none() {
+            return Ok(());
         }
+        self.for_shape(Shape { n: SMALL_BOARD_ORDER, variant: self.variant }).validate()
     }
 
     /// The settings for boards of `shape`: the small-board ladder and
