@@ -260,7 +260,13 @@ fn gpu_sweeps_equal_the_cpu_twin_on_nearly_empty_boards_in_long_rounds() {
 fn gpu_backend_solves_inkala() {
     let Some(mut gpu) = gpu() else { return };
     // Seed 0 with propagation solves in 3,260 sweeps (found on the CPU), cheap on lavapipe.
-    let settings = Settings { seed: 0, reduce: Reduce::Propagate, max_sweeps: 5_000, ..Settings::plain_model() };
+    let settings = Settings {
+        seed: 0,
+        reduce: Reduce::Propagate,
+        max_sweeps: 5_000,
+        small_board_budget: None,
+        ..Settings::plain_model()
+    };
     let outcome = solve(&grid(INKALA), &settings, &mut gpu).unwrap();
     assert_eq!(outcome.status, Status::Solved(exact_solve(&grid(INKALA)).unwrap()));
     let cpu_outcome = solve(&grid(INKALA), &settings, &mut CpuBackend::new()).unwrap();
@@ -309,6 +315,7 @@ fn gpu_bits_solves_inkala_as_its_twin_does() {
         t_max: 0.63,
         seed: 1,
         max_sweeps: 20_000,
+        small_board_budget: None,
         ..Settings::plain_model()
     };
     let outcome = solve(&grid(INKALA), &settings, &mut gpu).unwrap();

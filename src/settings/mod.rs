@@ -46,14 +46,26 @@ pub struct Settings {
     pub small_boards: Option<Ladders>,
     /// Likewise the weights.
     pub small_board_weights: Option<Weights>,
+    /// Likewise the budget (`max_sweeps`, `timeout`).
+    pub small_board_budget: Option<Budget>,
+}
+
+/// How long a puzzle may anneal: it stops unsolved after `max_sweeps`
+/// sweeps or once `timeout` has passed, whichever comes first.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Budget {
+    pub max_sweeps: u32,
+    #[serde(rename = "timeout_seconds", serialize_with = "as_seconds")]
+    pub timeout: Option<Duration>,
 }
 
 /// The seed where the user sets none.
 pub const SEED: u64 = 0;
-/// The sweep budget per puzzle where the user sets none.
-pub const MAX_SWEEPS: u32 = 1_000_000;
-/// The time budget per puzzle where the user sets none, in seconds.
-pub const TIMEOUT_SECONDS: f64 = 60.0;
+/// The sweep and time budgets per puzzle, in seconds, where the user sets
+/// none: on boards up to 9×9, and above, where unique 25×25 puzzles need 1
+/// to 3 million sweeps, 30 to 110 s on one core (BENCHMARKS.md).
+pub const SMALL_BOARD_BUDGET: Budget = Budget { max_sweeps: 1_000_000, timeout: Some(Duration::from_secs(60)) };
+pub const LARGE_BOARD_BUDGET: Budget = Budget { max_sweeps: 4_000_000, timeout: Some(Duration::from_secs(120)) };
 
 /// The longest time budget: a century, far below where a clock's arithmetic overflows.
 pub const MAX_TIMEOUT_SECONDS: f64 = 3.2e9;
@@ -98,15 +110,20 @@ impl Settings {
         let (small, large) = (defaults.small_boards, defaults.large_boards);
         let ladder_set = o.replicas.is_some() || o.t_min.is_some() || o.t_max.is_some() || o.temperatures.is_some();
         let explicit = o.temperatures.as_ref();
-        let timeout = match o.timeout.unwrap_or(TIMEOUT_SECONDS) {
-            0.0 => None,
-            seconds if (0.0..=MAX_TIMEOUT_SECONDS).contains(&seconds) => Some(Duration::from_secs_f64(seconds)),
-            seconds => {
+        let timeout = match o.timeout {
+            None | Some(0.0) => None,
+            Some(seconds) if (0.0..=MAX_TIMEOUT_SECONDS).contains(&seconds) => Some(Duration::from_secs_f64(seconds)),
+            Some(seconds) => {
                 return Err(Error::Settings(format!(
                     "--timeout must be a number of seconds from 0 (none) to {MAX_TIMEOUT_SECONDS:e}, not {seconds}"
                 )))
             }
         };
+        let budget = |default: Budget| Budget {
+            max_sweeps: o.max_sweeps.unwrap_or(default.max_sweeps),
+            timeout: if o.timeout.is_some() { timeout } else { default.timeout },
+        };
+        let (small_budget, large_budget) = (budget(SMALL_BOARD_BUDGET), budget(LARGE_BOARD_BUDGET));
         let rule = o.weights.unwrap_or(defaults.weights);
         if rule == WeightRule::Fixed && (o.weight_base.or(o.weight_cap).is_some() || o.relax_every.is_some()) {
             return Err(Error::Settings(
@@ -132,8 +149,8 @@ impl Settings {
             t_max: explicit.and_then(|l| l.last().copied()).or(o.t_max).unwrap_or(large.tempering.t_max),
             temperatures: o.temperatures.clone(),
             exchange_every: o.exchange_every.unwrap_or(defaults.exchange_every),
-            max_sweeps: o.max_sweeps.unwrap_or(MAX_SWEEPS),
-            timeout,
+            max_sweeps: large_budget.max_sweeps,
+            timeout: large_budget.timeout,
             seed: o.seed.unwrap_or(SEED),
             reduce: o.model.reduce,
             variant,
@@ -142,6 +159,7 @@ impl Settings {
             small_boards: (!ladder_set && small.tempering != large.tempering)
                 .then_some(Ladders { ladders: o.ladders.unwrap_or(small.tempering.ladders), ..small.tempering }),
             small_board_weights: (small_weights != large_weights).then_some(small_weights),
+            small_board_budget: (small_budget != large_budget).then_some(small_budget),
         };
         settings.validate()?;
         kind.check_runs(settings.dynamics())?;
@@ -221,25 +239,29 @@ impl Settings {
                 return fail("--relax-every must be at least 1");
             }
         }
-        if self.small_boards.is_none() && self.small_board_weights.is_none() {
+        if self.small_boards.is_none() && self.small_board_weights.is_none() && self.small_board_budget.is_none() {
             return Ok(());
         }
         self.for_shape(Shape { n: SMALL_BOARD_ORDER, variant: self.variant }).validate()
     }
 
-    /// The settings for boards of `shape`: the small-board ladder and
-    /// weights there, if any.
+    /// The settings for boards of `shape`: the small-board ladder, weights
+    /// and budget there, if any.
     pub fn for_shape(&self, shape: Shape) -> Settings {
-        let shaped = Settings { small_boards: None, small_board_weights: None, ..self.clone() };
+        let shaped =
+            Settings { small_boards: None, small_board_weights: None, small_board_budget: None, ..self.clone() };
         if shape.n > SMALL_BOARD_ORDER {
             return shaped;
         }
         let weights = self.small_board_weights.unwrap_or(self.weights);
+        let Budget { max_sweeps, timeout } =
+            self.small_board_budget.unwrap_or(Budget { max_sweeps: self.max_sweeps, timeout: self.timeout });
+        let shaped = Settings { weights, max_sweeps, timeout, ..shaped };
         match self.small_boards {
             Some(Ladders { ladders, replicas, t_min, t_max }) => {
-                Settings { ladders, replicas, t_min, t_max, temperatures: None, weights, ..shaped }
+                Settings { ladders, replicas, t_min, t_max, temperatures: None, ..shaped }
             }
-            None => Settings { weights, ..shaped },
+            None => shaped,
         }
     }
 
@@ -390,6 +412,19 @@ mod tests {
             Settings::resolve(BackendKind::CpuLanes, &Overrides { relax_every: Some(7), ..Overrides::default() });
         let seven = seven.unwrap();
         assert_eq!((relax(&seven.for_shape(Shape::CLASSIC)), relax(&seven), seven.small_board_weights), (7, 7, None));
+        // Budgets: 1,000,000 sweeps and 60 s on 9×9 boards, 4,000,000 and
+        // 120 s above; --max-sweeps and --timeout each set every size's.
+        let budget = |settings: &Settings| (settings.max_sweeps, settings.timeout.map(|t| t.as_secs()));
+        assert_eq!(
+            (budget(&classic), budget(&cells), budget(&cells.for_shape(sixteen))),
+            ((1_000_000, Some(60)), (4_000_000, Some(120)), (4_000_000, Some(120)))
+        );
+        let sweeps = Overrides { max_sweeps: Some(7), ..Overrides::default() };
+        let sweeps = Settings::resolve(BackendKind::CpuLanes, &sweeps).unwrap();
+        assert_eq!((budget(&sweeps.for_shape(Shape::CLASSIC)), budget(&sweeps)), ((7, Some(60)), (7, Some(120))));
+        let untimed = Overrides { timeout: Some(0.0), max_sweeps: Some(7), ..Overrides::default() };
+        let untimed = Settings::resolve(BackendKind::Cpu, &untimed).unwrap();
+        assert_eq!((budget(&untimed.for_shape(Shape::CLASSIC)), untimed.small_board_budget), ((7, None), None));
         for timeout in [2e19, 1e300, -1.0, f64::NAN] {
             let overrides = Overrides { timeout: Some(timeout), ..Overrides::default() };
             assert!(matches!(Settings::resolve(BackendKind::Cpu, &overrides), Err(Error::Settings(_))), "{timeout}");

@@ -1,6 +1,6 @@
 //! The one declaration of every setting a user can choose.
 
-use super::{MAX_SWEEPS, SEED, TIMEOUT_SECONDS};
+use super::{Budget, LARGE_BOARD_BUDGET, SEED, SMALL_BOARD_BUDGET};
 use crate::backend::kind::{BackendKind, Defaults};
 use crate::dynamics::{AdaptiveWeights, Moves, WeightRule};
 use crate::error::{Error, Result};
@@ -33,9 +33,9 @@ pub struct Overrides {
     pub temperatures: Option<Vec<f64>>,
     #[arg(long, help = per_backend("Sweeps between replica-exchange rounds", |d| d.exchange_every.to_string()))]
     pub exchange_every: Option<u32>,
-    #[arg(long, help = format!("Sweep budget per puzzle [default: {MAX_SWEEPS}]"))]
+    #[arg(long, help = budget_help("Sweep budget per puzzle", |b| b.max_sweeps.to_string()))]
     pub max_sweeps: Option<u32>,
-    #[arg(long, help = format!("Time budget per puzzle in seconds, 0 for none [default: {TIMEOUT_SECONDS}]"))]
+    #[arg(long, help = budget_help("Time budget per puzzle in seconds, 0 for none", |b| b.timeout.map_or(0, |t| t.as_secs()).to_string()))]
     pub timeout: Option<f64>,
     #[arg(long, value_enum, help = per_backend("How a sweep updates a replica: single spins (the plain model), or whole cells kept one-hot (redrawn from their candidates' Boltzmann weights by Suwa–Todo's turn)", |d| format!("{:?}", d.moves).to_lowercase()))]
     pub moves: Option<Moves>,
@@ -114,6 +114,15 @@ fn per_backend(what: &str, value: impl Fn(&Defaults) -> String) -> String {
     let spin =
         group(&|kind| kind.defaults(Variant::Standard, Some(Moves::Spin)), &[BackendKind::Cpu, BackendKind::Gpu]);
     format!("{what} [default: {at_default}; with --moves spin, {spin}]")
+}
+
+/// A budget's defaults, which differ on boards above 9×9.
+fn budget_help(what: &str, value: impl Fn(&Budget) -> String) -> String {
+    format!(
+        "{what} [default: {} up to 9×9, {} above]; setting it sets it for every board size",
+        value(&SMALL_BOARD_BUDGET),
+        value(&LARGE_BOARD_BUDGET)
+    )
 }
 
 /// `--relax-every`'s defaults, which differ on boards above 9×9.
