@@ -12,6 +12,7 @@ use sudoku_anneal::grid::{Grid, Variant};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::{Entry, PuzzleReader};
 use sudoku_anneal::reduce::{reduce, Reduce};
+use sudoku_anneal::settings::Budget;
 use sudoku_anneal::solver::solve_stream;
 use sudoku_anneal::tempering::{Exchange, Ladder};
 use sudoku_anneal::{solve, BackendKind, Outcome, Settings, Status};
@@ -263,7 +264,7 @@ fn gpu_backend_solves_inkala() {
     let settings = Settings {
         seed: 0,
         reduce: Reduce::Propagate,
-        max_sweeps: 5_000,
+        budget: Budget { max_sweeps: 5_000, ..Settings::plain_model().budget },
         small_board_budget: None,
         ..Settings::plain_model()
     };
@@ -314,7 +315,7 @@ fn gpu_bits_solves_inkala_as_its_twin_does() {
         t_min: 0.63,
         t_max: 0.63,
         seed: 1,
-        max_sweeps: 20_000,
+        budget: Budget { max_sweeps: 20_000, ..Settings::plain_model().budget },
         small_board_budget: None,
         ..Settings::plain_model()
     };

@@ -32,9 +32,10 @@ pub struct Settings {
     pub temperatures: Option<Vec<f64>>,
     /// Sweeps between two exchange rounds (and zero-energy checks).
     pub exchange_every: u32,
-    pub max_sweeps: u32,
-    #[serde(rename = "timeout_seconds", serialize_with = "as_seconds")]
-    pub timeout: Option<Duration>,
+    /// On boards above 9×9 (`small_board_budget` below); in JSON its keys
+    /// stand beside the others.
+    #[serde(flatten)]
+    pub budget: Budget,
     pub seed: u64,
     pub reduce: Reduce,
     /// The rules; the size follows from each puzzle line's length.
@@ -61,9 +62,9 @@ pub struct Budget {
 
 /// The seed where the user sets none.
 pub const SEED: u64 = 0;
-/// The sweep and time budgets per puzzle, in seconds, where the user sets
-/// none: on boards up to 9×9, and above, where unique 25×25 puzzles need 1
-/// to 3 million sweeps, 30 to 110 s on one core (BENCHMARKS.md).
+/// The budgets per puzzle where the user sets none: on boards up to 9×9,
+/// and above, where unique 25×25 puzzles need 1 to 3 million sweeps, 40 to
+/// 120 s on one core (BENCHMARKS.md).
 pub const SMALL_BOARD_BUDGET: Budget = Budget { max_sweeps: 1_000_000, timeout: Some(Duration::from_secs(60)) };
 pub const LARGE_BOARD_BUDGET: Budget = Budget { max_sweeps: 4_000_000, timeout: Some(Duration::from_secs(120)) };
 
@@ -149,8 +150,7 @@ impl Settings {
             t_max: explicit.and_then(|l| l.last().copied()).or(o.t_max).unwrap_or(large.tempering.t_max),
             temperatures: o.temperatures.clone(),
             exchange_every: o.exchange_every.unwrap_or(defaults.exchange_every),
-            max_sweeps: large_budget.max_sweeps,
-            timeout: large_budget.timeout,
+            budget: large_budget,
             seed: o.seed.unwrap_or(SEED),
             reduce: o.model.reduce,
             variant,
@@ -254,9 +254,7 @@ impl Settings {
             return shaped;
         }
         let weights = self.small_board_weights.unwrap_or(self.weights);
-        let Budget { max_sweeps, timeout } =
-            self.small_board_budget.unwrap_or(Budget { max_sweeps: self.max_sweeps, timeout: self.timeout });
-        let shaped = Settings { weights, max_sweeps, timeout, ..shaped };
+        let shaped = Settings { weights, budget: self.small_board_budget.unwrap_or(self.budget), ..shaped };
         match self.small_boards {
             Some(Ladders { ladders, replicas, t_min, t_max }) => {
                 Settings { ladders, replicas, t_min, t_max, temperatures: None, ..shaped }
@@ -414,7 +412,7 @@ mod tests {
         assert_eq!((relax(&seven.for_shape(Shape::CLASSIC)), relax(&seven), seven.small_board_weights), (7, 7, None));
         // Budgets: 1,000,000 sweeps and 60 s on 9×9 boards, 4,000,000 and
         // 120 s above; --max-sweeps and --timeout each set every size's.
-        let budget = |settings: &Settings| (settings.max_sweeps, settings.timeout.map(|t| t.as_secs()));
+        let budget = |settings: &Settings| (settings.budget.max_sweeps, settings.budget.timeout.map(|t| t.as_secs()));
         assert_eq!(
             (budget(&classic), budget(&cells), budget(&cells.for_shape(sixteen))),
             ((1_000_000, Some(60)), (4_000_000, Some(120)), (4_000_000, Some(120)))

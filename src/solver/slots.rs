@@ -230,7 +230,7 @@ impl<'a> InFlight<'a> {
         let (rungs, counts) = (&mut self.rung_of_replica[replicas], &mut self.counts[range.clone()]);
         rungs.par_chunks_mut(per_slot).zip(&mut *counts).zip(&self.slots[range.clone()]).for_each(
             |((rungs, count), active)| {
-                *count = active.as_ref().map_or(0, |a| shaped.exchange_every.min(shaped.max_sweeps - a.sweeps));
+                *count = active.as_ref().map_or(0, |a| shaped.exchange_every.min(shaped.budget.max_sweeps - a.sweeps));
                 if let Some(active) = active {
                     for (rungs, exchange) in rungs.chunks_mut(shaped.replicas).zip(&active.exchanges) {
                         rungs.copy_from_slice(&exchange.rung_of_replica);
@@ -268,8 +268,8 @@ impl<'a> InFlight<'a> {
                 for (energies, exchange) in energies.chunks(shaped.replicas).zip(&mut active.exchanges) {
                     exchange.exchange(energies);
                 }
-                let out_of_time = shaped.timeout.is_some_and(|limit| active.started.elapsed() >= limit);
-                if active.sweeps >= shaped.max_sweeps || out_of_time {
+                let out_of_time = shaped.budget.timeout.is_some_and(|limit| active.started.elapsed() >= limit);
+                if active.sweeps >= shaped.budget.max_sweeps || out_of_time {
                     return Verdict::Unsolved;
                 }
                 active.probe_when_due().map_or(Verdict::Continue, Verdict::Decided)
