@@ -47,7 +47,7 @@ pub struct Settings {
     pub small_boards: Option<Ladders>,
     /// Likewise the weights.
     pub small_board_weights: Option<Weights>,
-    /// Likewise the budget (`max_sweeps`, `timeout`).
+    /// Likewise the budget.
     pub small_board_budget: Option<Budget>,
 }
 
