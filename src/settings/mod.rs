@@ -111,9 +111,13 @@ impl Settings {
         let (small, large) = (defaults.small_boards, defaults.large_boards);
         let ladder_set = o.replicas.is_some() || o.t_min.is_some() || o.t_max.is_some() || o.temperatures.is_some();
         let explicit = o.temperatures.as_ref();
+        // The user's timeout, if set (`Some(None)`: none at all).
         let timeout = match o.timeout {
-            None | Some(0.0) => None,
-            Some(seconds) if (0.0..=MAX_TIMEOUT_SECONDS).contains(&seconds) => Some(Duration::from_secs_f64(seconds)),
+            None => None,
+            Some(0.0) => Some(None),
+            Some(seconds) if (0.0..=MAX_TIMEOUT_SECONDS).contains(&seconds) => {
+                Some(Some(Duration::from_secs_f64(seconds)))
+            }
             Some(seconds) => {
                 return Err(Error::Settings(format!(
                     "--timeout must be a number of seconds from 0 (none) to {MAX_TIMEOUT_SECONDS:e}, not {seconds}"
@@ -122,7 +126,7 @@ impl Settings {
         };
         let budget = |default: Budget| Budget {
             max_sweeps: o.max_sweeps.unwrap_or(default.max_sweeps),
-            timeout: if o.timeout.is_some() { timeout } else { default.timeout },
+            timeout: timeout.unwrap_or(default.timeout),
         };
         let (small_budget, large_budget) = (budget(SMALL_BOARD_BUDGET), budget(LARGE_BOARD_BUDGET));
         let rule = o.weights.unwrap_or(defaults.weights);

@@ -116,32 +116,38 @@ fn per_backend(what: &str, value: impl Fn(&Defaults) -> String) -> String {
     format!("{what} [default: {at_default}; with --moves spin, {spin}]")
 }
 
+/// A default on boards up to 9×9 and above: one value where they agree.
+fn up_to_9_and_above(small: String, large: String) -> String {
+    match (small, large) {
+        (small, large) if small == large => small,
+        (small, large) => format!("{small} up to 9×9, {large} above"),
+    }
+}
+
+/// `what` with its defaults by board size; a value set applies to every size.
+fn by_board_size(what: &str, small: String, large: String) -> String {
+    format!("{what} [default: {}]; setting it sets it for every board size", up_to_9_and_above(small, large))
+}
+
 /// A budget's defaults, which differ on boards above 9×9.
 fn budget_help(what: &str, value: impl Fn(&Budget) -> String) -> String {
-    format!(
-        "{what} [default: {} up to 9×9, {} above]; setting it sets it for every board size",
-        value(&SMALL_BOARD_BUDGET),
-        value(&LARGE_BOARD_BUDGET)
-    )
+    by_board_size(what, value(&SMALL_BOARD_BUDGET), value(&LARGE_BOARD_BUDGET))
 }
 
 /// `--relax-every`'s defaults, which differ on boards above 9×9.
 fn relax_help() -> String {
     let cells = BackendKind::Cpu.defaults(Variant::Standard, Some(Moves::Cell));
-    format!(
-        "Adaptive weights: sweeps between two relaxations of every weight above the base [default: {} up to 9×9, {} \
-         above]; setting it sets it for every board size",
-        cells.small_boards.relax_every, cells.large_boards.relax_every
+    by_board_size(
+        "Adaptive weights: sweeps between two relaxations of every weight above the base",
+        cells.small_boards.relax_every.to_string(),
+        cells.large_boards.relax_every.to_string(),
     )
 }
 
 /// A ladder setting's defaults, which may differ on boards above 9×9 and,
 /// with single-spin moves, on Latin squares.
 fn ladder_help(what: &str, value: impl Fn(&Ladders) -> String) -> String {
-    let both = |d: &Defaults| match (value(&d.small_boards.tempering), value(&d.large_boards.tempering)) {
-        (small, large) if small == large => small,
-        (small, large) => format!("{small} up to 9×9, {large} above"),
-    };
+    let both = |d: &Defaults| up_to_9_and_above(value(&d.small_boards.tempering), value(&d.large_boards.tempering));
     let spin = |variant| value(&BackendKind::Cpu.defaults(variant, Some(Moves::Spin)).large_boards.tempering);
     let help = per_backend(what, both);
     match spin(Variant::Latin) {
