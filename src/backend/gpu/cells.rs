@@ -21,12 +21,6 @@ impl EngineParts for CellsKernel {
         kernel.options.cell_invocations.unwrap_or(CELL_INVOCATIONS)
     }
 
-    /// Two replicas a workgroup: 4–6 % more attempts/s than four on an
-    /// H200 (65,536 replicas; one: −26 %, eight: −15 %; BENCHMARKS.md).
-    fn most_units_per_group(&self) -> u32 {
-        2
-    }
-
     fn workgroup_words(&self, kernel: &Kernel) -> u32 {
         kernel.totals + kernel.cells + 2
     }

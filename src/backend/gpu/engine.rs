@@ -207,7 +207,7 @@ mod tests {
         let classic = Kernel::new(Engine::Spins, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
         assert_eq!((classic.totals, classic.per_group, classic.table_len), (325, 4, 69));
         let cells = Kernel::new(Engine::Cells, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
-        assert_eq!(cells.per_group, 2, "two replicas a workgroup, though ten would fit");
+        assert_eq!(cells.per_group, 4, "four replicas a workgroup, though ten would fit");
         let big = Kernel::new(Engine::Spins, Shape { n: 25, variant: Variant::X }, Weights::Fixed, 16384).unwrap();
         assert_eq!((big.width, big.spin_vecs, big.per_group), (6, 2, 1));
         assert_eq!(Kernel::new(Engine::Spins, big.shape, Weights::Fixed, 8192), None);

@@ -8,19 +8,17 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct KernelOptions {
     /// bits.wgsl: totals stay in global memory even where they fit in the
-    /// workgroup's: what the 25×25 path costs on 9×9. Predicted −20 to −50 %;
-    /// measured +15 % on an H200 with exact sums (BENCHMARKS.md), not yet
-    /// with the saturating sums that now run.
+    /// workgroup's: what the 25×25 path costs on 9×9. On an H200 with the
+    /// saturating sums, 1.17–1.21× the attempts/s at 65,536 replicas but
+    /// 0.80× at the 8,192 whole runs keep in flight, and 0.81–0.83× the
+    /// puzzles/s of whole runs (BENCHMARKS.md): not adopted.
     pub global_totals: bool,
     /// At most this many replicas or words per workgroup, instead of the
     /// kernel's own most: occupancy against barriers (H200: spins.wgsl
     /// +1.5 % at 2, −13 % at 8; bits.wgsl with exact sums +5–8 % at 1).
     pub units_per_group: Option<u32>,
-    /// cells.wgsl: this many invocations per replica instead of 16. A colour
-    /// class of a hardest-class puzzle has ~7 free cells (at most 9 on 9×9
-    /// boards), so 16 leave more than half idle in every phase; 8 (with
-    /// `units-per-group=4`, a warp per workgroup) would keep most busy, a
-    /// class of 9 cells taking two passes. Predicted +30 to +90 % attempts/s.
+    /// cells.wgsl: this many invocations per replica instead of
+    /// `CELL_INVOCATIONS` (8 since an H200 measured it against 16).
     pub cell_invocations: Option<u32>,
 }
 
