@@ -1,7 +1,7 @@
 //! The host side of `shaders/cells.wgsl` (heat-bath cell moves, fixed or
 //! adaptive weights; twin: `cpu/cells.rs`).
 
-use super::kernel::{boolean, int, EngineParts, Kernel, Loaded, CELL_INVOCATIONS};
+use super::kernel::{boolean, int, EngineParts, Kernel, Loaded};
 use crate::backend::cpu::cells::CellReplica;
 use crate::dynamics::Weights;
 use crate::rng::INITIAL_STATE_SWEEP;
@@ -12,13 +12,37 @@ use crate::rng::INITIAL_STATE_SWEEP;
 /// as spins.wgsl's do.
 pub(super) struct CellsKernel;
 
+/// Invocations per replica and the most replicas a workgroup, for boards up
+/// to 9×9 and above. A colour class holds at most n cells, ~7 free ones on
+/// a hardest-class 9×9 puzzle, so 16 invocations left most of a 9×9 phase
+/// idle: on an H200, 8 with four replicas a workgroup (a warp) ran
+/// 1.05–1.12× the puzzles/s of 16 with two on 9×9 collections (1.12–1.15×
+/// the kernel's attempts/s), but 0.6–0.8× on 16×16 and 25×25 boards, whose
+/// classes of up to 16 or 25 cells then take two to four passes
+/// (BENCHMARKS.md, session 45).
+const SMALL_BOARD_GROUPS: (u32, u32) = (8, 4);
+const LARGE_BOARD_GROUPS: (u32, u32) = (16, 2);
+
+/// [`SMALL_BOARD_GROUPS`] or [`LARGE_BOARD_GROUPS`], by the kernel's board.
+fn groups(kernel: &Kernel) -> (u32, u32) {
+    if kernel.shape.n <= 9 {
+        SMALL_BOARD_GROUPS
+    } else {
+        LARGE_BOARD_GROUPS
+    }
+}
+
 impl EngineParts for CellsKernel {
     fn source(&self) -> &'static str {
         concat!(include_str!("../../../shaders/cells.wgsl"), include_str!("../../../shaders/gather_cells.wgsl"))
     }
 
     fn lanes(&self, kernel: &Kernel) -> u32 {
-        kernel.options.cell_invocations.unwrap_or(CELL_INVOCATIONS)
+        kernel.options.cell_invocations.unwrap_or(groups(kernel).0)
+    }
+
+    fn most_units_per_group(&self, kernel: &Kernel) -> u32 {
+        groups(kernel).1
     }
 
     fn workgroup_words(&self, kernel: &Kernel) -> u32 {

@@ -69,7 +69,7 @@ impl Kernel {
             kernel.workgroup_totals = false;
             kernel.per_group = workgroup_bytes / (4 * parts.workgroup_words(&kernel));
         }
-        kernel.per_group = kernel.per_group.min(options.units_per_group.unwrap_or(parts.most_units_per_group()));
+        kernel.per_group = kernel.per_group.min(options.units_per_group.unwrap_or(parts.most_units_per_group(&kernel)));
         (kernel.per_group > 0).then_some(kernel)
     }
 
@@ -207,7 +207,11 @@ mod tests {
         let classic = Kernel::new(Engine::Spins, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
         assert_eq!((classic.totals, classic.per_group, classic.table_len), (325, 4, 69));
         let cells = Kernel::new(Engine::Cells, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
-        assert_eq!(cells.per_group, 4, "four replicas a workgroup, though ten would fit");
+        assert_eq!((cells.lanes(), cells.per_group), (8, 4), "four replicas a workgroup, though ten would fit");
+        // Above 9×9, 16 invocations a replica and two replicas a workgroup (a 16×16 replica: 5,132 bytes).
+        let sixteen_cells = Shape { n: 16, variant: Variant::Standard };
+        let cells = Kernel::new(Engine::Cells, sixteen_cells, Weights::Fixed, 49152).unwrap();
+        assert_eq!((cells.lanes(), cells.per_group), (16, 2));
         let big = Kernel::new(Engine::Spins, Shape { n: 25, variant: Variant::X }, Weights::Fixed, 16384).unwrap();
         assert_eq!((big.width, big.spin_vecs, big.per_group), (6, 2, 1));
         assert_eq!(Kernel::new(Engine::Spins, big.shape, Weights::Fixed, 8192), None);

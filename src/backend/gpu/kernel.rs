@@ -25,7 +25,7 @@ use crate::model::Spin;
 pub enum Engine {
     /// `spins.wgsl`: an int per constraint total, 32 invocations per replica (twin: `cpu`).
     Spins,
-    /// `cells.wgsl`: cell moves, 8 invocations per replica (twin: `cpu` with `--moves cell`).
+    /// `cells.wgsl`: cell moves, 8 invocations per replica up to 9×9, 16 above (twin: `cpu` with `--moves cell`).
     Cells,
     /// `bits.wgsl`: 32 replicas per u32 word, an invocation per lane (twin: `bits32`).
     Bits,
@@ -54,12 +54,6 @@ impl Engine {
 
 /// Invocations per replica of spins.wgsl.
 pub const INVOCATIONS_PER_REPLICA: u32 = 32;
-/// Invocations per replica of cells.wgsl. A colour class of a hardest-class
-/// 9×9 puzzle has ~7 free cells (at most n), so 16 left most of every phase
-/// idle; 8, with four replicas a workgroup (a warp), ran 1.17–1.22× the
-/// attempts/s of 16 with two on an H200 (65,536 replicas; 1.12–1.15× at
-/// 8,192; 8 with two: 0.98×; BENCHMARKS.md).
-pub const CELL_INVOCATIONS: u32 = 8;
 /// Invocations per slot of the `gather` and `advance` entry points.
 pub const GATHER_SIZE: u32 = 64;
 /// What a kernel reports as a replica's energy when the driver cut its
@@ -198,7 +192,7 @@ pub(super) trait EngineParts: Sync {
     fn initial_spins(&self, puzzle: &Loaded, seed: u64, replica: usize, weights: Weights) -> Vec<u8>;
 
     /// The most units a workgroup holds; fewer when a board's totals do not fit.
-    fn most_units_per_group(&self) -> u32 {
+    fn most_units_per_group(&self, _kernel: &Kernel) -> u32 {
         4
     }
     /// Replicas per unit.

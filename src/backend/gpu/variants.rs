@@ -17,8 +17,8 @@ pub struct KernelOptions {
     /// kernel's own most: occupancy against barriers (H200: spins.wgsl
     /// +1.5 % at 2, −13 % at 8; bits.wgsl with exact sums +5–8 % at 1).
     pub units_per_group: Option<u32>,
-    /// cells.wgsl: this many invocations per replica instead of
-    /// `CELL_INVOCATIONS` (8 since an H200 measured it against 16).
+    /// cells.wgsl: this many invocations per replica instead of its own
+    /// (8 up to 9×9, 16 above).
     pub cell_invocations: Option<u32>,
 }
 
