@@ -16,7 +16,7 @@ pub(super) struct CellsKernel;
 /// to 9×9 and above. A colour class holds at most n cells, ~7 free ones on
 /// a hardest-class 9×9 puzzle, so 16 invocations left most of a 9×9 phase
 /// idle: on an H200, 8 with four replicas a workgroup (a warp) ran
-/// 1.05–1.12× the puzzles/s of 16 with two on 9×9 collections (1.12–1.15×
+/// 1.02–1.12× the puzzles/s of 16 with two on 9×9 collections (1.12–1.15×
 /// the kernel's attempts/s), but 0.6–0.8× on 16×16 and 25×25 boards, whose
 /// classes of up to 16 or 25 cells then take two to four passes
 /// (BENCHMARKS.md, session 45).
