@@ -27,6 +27,7 @@
 #   *.md, *.json     bench tables: benches/data/hardest100.txt and
 #                    examples/hard.txt, all at once and one at a time, on gpu
 #                    (cell and spin moves) and gpu-bits, with cpu-lanes beside
+#   large-boards.md  generated 16×16 and 25×25 boards on each backend (python3)
 #   collections.md   with GPU_BENCH_COLLECTIONS="FILE ..." (larger sets, carried
 #                    along: the fixed public sets are not in the repository):
 #                    each backend at its defaults, gpu at 2,048 in flight, and
@@ -91,6 +92,14 @@ run bench-spins.md $bin bench --backend gpu --moves spin --runs $runs --json "$o
 # One puzzle at a time: the latency of a single solve.
 run one-at-a-time.md $bin bench --backend gpu,gpu-bits,cpu-lanes --batch 1 --runs $runs --json "$out/one-at-a-time.json" "${sets[@]}"
 run one-at-a-time-spins.md $bin bench --backend gpu --moves spin --batch 1 --runs $runs "${sets[@]}"
+# Boards above 9×9, where the cell kernel takes another shape (session 45:
+# the 9×9 one ran them 0.6–0.8× as fast), generated as BENCHMARKS.md's
+# 16×16 and 25×25 sets were; a sweep budget keeps the time bounded.
+if $hardware && command -v python3 >/dev/null; then
+    python3 scripts/generate_puzzles.py --n 16 --count 40 --keep 0.4 --seed 7 >"$out/g16.txt"
+    python3 scripts/generate_puzzles.py --n 25 --count 12 --keep 0.45 --seed 7 >"$out/g25.txt"
+    run large-boards.md $bin bench --backend gpu,gpu-bits,cpu-lanes --runs 1 --max-sweeps 4000 "$out/g16.txt" "$out/g25.txt"
+fi
 # Collections, where throughput is what counts; 2,048 in flight was slower
 # than 256 while the two banks' rounds were serialized (BENCHMARKS.md).
 if [ -n "${GPU_BENCH_COLLECTIONS:-}" ]; then
