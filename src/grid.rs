@@ -15,6 +15,10 @@ use wide::u8x16;
 pub const SYMBOLS: &[u8; 25] = b"123456789ABCDEFGHIJKLMNOP";
 /// The largest side (25×25, box side 5).
 pub const MAX_N: usize = SYMBOLS.len();
+/// The largest order of a *small* board (9×9 and below): such boards have
+/// their own default ladder, weights and budget, and their own cell-kernel
+/// shape on the GPU.
+pub const SMALL_BOARD_ORDER: usize = 9;
 /// The most constraints a board has: 25×25 cells, and 25 digits in each of
 /// 25 rows, 25 columns, 25 boxes and 2 diagonals.
 pub const MAX_CONSTRAINTS: usize = MAX_N * MAX_N + (3 * MAX_N + 2) * MAX_N;

@@ -11,7 +11,7 @@ use crate::backend::kind::{BackendKind, BoardDefaults};
 use crate::backend::Backend;
 use crate::dynamics::{AdaptiveWeights, Dynamics, Moves, WeightRule, Weights};
 use crate::error::{Error, Result};
-use crate::grid::{Shape, Variant};
+use crate::grid::{Shape, Variant, SMALL_BOARD_ORDER};
 use crate::reduce::Reduce;
 use crate::tempering::{Ladder, Ladders};
 pub use overrides::{ModelOptions, Overrides};
@@ -74,9 +74,6 @@ pub const MAX_TIMEOUT_SECONDS: f64 = 3.2e9;
 /// The heaviest a unit may weigh: cpu-lanes sums a candidate's weighted
 /// totals in 16 bits, 2 · 5 units · 100 · 25 at most.
 const MAX_WEIGHT: u8 = 100;
-
-/// The largest board order the small-board ladder applies to.
-const SMALL_BOARD_ORDER: usize = 9;
 
 fn as_seconds<S: serde::Serializer>(timeout: &Option<Duration>, serializer: S) -> std::result::Result<S::Ok, S::Error> {
     serializer.serialize_some(&timeout.map(|t| t.as_secs_f64()))

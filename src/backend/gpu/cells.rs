@@ -4,6 +4,7 @@
 use super::kernel::{boolean, int, EngineParts, Kernel, Loaded};
 use crate::backend::cpu::cells::CellReplica;
 use crate::dynamics::Weights;
+use crate::grid::SMALL_BOARD_ORDER;
 use crate::rng::INITIAL_STATE_SWEEP;
 
 /// cells.wgsl: a replica per unit, its constraints' totals and weights
@@ -25,7 +26,7 @@ const LARGE_BOARD_GROUPS: (u32, u32) = (16, 2);
 
 /// [`SMALL_BOARD_GROUPS`] or [`LARGE_BOARD_GROUPS`], by the kernel's board.
 fn groups(kernel: &Kernel) -> (u32, u32) {
-    if kernel.shape.n <= 9 {
+    if kernel.shape.n <= SMALL_BOARD_ORDER {
         SMALL_BOARD_GROUPS
     } else {
         LARGE_BOARD_GROUPS
