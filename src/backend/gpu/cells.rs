@@ -20,9 +20,13 @@ pub(super) struct CellsKernel;
 /// 1.02–1.12× the puzzles/s of 16 with two on 9×9 collections (1.12–1.15×
 /// the kernel's attempts/s), but 0.6–0.8× on 16×16 and 25×25 boards, whose
 /// classes of up to 16 or 25 cells then take two to four passes
-/// (BENCHMARKS.md, session 45).
+/// (BENCHMARKS.md, session 45). Above 9×9, four replicas a workgroup where
+/// they fit (a 25×25 replica's 12.5 KB allow three in 48 KiB) ran
+/// 1.08–1.7× the puzzles/s of two on 25×25 collections of 10 to 43
+/// puzzles (medians 1.3–1.7× shorter) and 0.95–0.99 with 1 to 6 in flight;
+/// on 16×16 0.96–1.04, medians 1–3 % longer (session 47).
 const SMALL_BOARD_GROUPS: (u32, u32) = (8, 4);
-const LARGE_BOARD_GROUPS: (u32, u32) = (16, 2);
+const LARGE_BOARD_GROUPS: (u32, u32) = (16, 4);
 
 /// [`SMALL_BOARD_GROUPS`] or [`LARGE_BOARD_GROUPS`], by the kernel's board.
 fn groups(kernel: &Kernel) -> (u32, u32) {

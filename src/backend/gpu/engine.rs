@@ -208,10 +208,13 @@ mod tests {
         assert_eq!((classic.totals, classic.per_group, classic.table_len), (325, 4, 69));
         let cells = Kernel::new(Engine::Cells, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
         assert_eq!((cells.lanes(), cells.per_group), (8, 4), "four replicas a workgroup, though ten would fit");
-        // Above 9×9, 16 invocations a replica and two replicas a workgroup (a 16×16 replica: 5,132 bytes).
+        // Above 9×9, 16 invocations a replica and four replicas a workgroup where they fit: a 16×16
+        // replica takes 5,132 bytes, a 25×25 one 12,512 (three in the 48 KiB of an H200).
         let sixteen_cells = Shape { n: 16, variant: Variant::Standard };
         let cells = Kernel::new(Engine::Cells, sixteen_cells, Weights::Fixed, 49152).unwrap();
-        assert_eq!((cells.lanes(), cells.per_group), (16, 2));
+        assert_eq!((cells.lanes(), cells.per_group), (16, 4));
+        let cells = Kernel::new(Engine::Cells, Shape { n: 25, variant: Variant::Standard }, Weights::Fixed, 49152);
+        assert_eq!(cells.map(|k| (k.lanes(), k.per_group)), Some((16, 3)));
         let big = Kernel::new(Engine::Spins, Shape { n: 25, variant: Variant::X }, Weights::Fixed, 16384).unwrap();
         assert_eq!((big.width, big.spin_vecs, big.per_group), (6, 2, 1));
         assert_eq!(Kernel::new(Engine::Spins, big.shape, Weights::Fixed, 8192), None);
