@@ -27,6 +27,13 @@ impl EngineParts for BitsKernel {
         REPLICAS_PER_WORD as u32
     }
 
+    /// One word (a warp) a workgroup: on an H200, whole runs 1.02–1.05× the
+    /// puzzles/s of four words on the hardest class, forum hardest and 16×16,
+    /// 1.02–1.03× on 25×25; two words sat between (BENCHMARKS.md, session 47).
+    fn most_units_per_group(&self, _kernel: &Kernel) -> u32 {
+        1
+    }
+
     fn workgroup_words(&self, kernel: &Kernel) -> u32 {
         workgroup_total_words(kernel) + ROWS + REPLICAS_PER_WORD as u32
     }

@@ -218,9 +218,9 @@ mod tests {
         let big = Kernel::new(Engine::Spins, Shape { n: 25, variant: Variant::X }, Weights::Fixed, 16384).unwrap();
         assert_eq!((big.width, big.spin_vecs, big.per_group), (6, 2, 1));
         assert_eq!(Kernel::new(Engine::Spins, big.shape, Weights::Fixed, 8192), None);
-        // A 9×9 word: 325 totals × 4 planes, 192 rows, 32 lanes: 6,196 bytes.
+        // A 9×9 word: 325 totals × 4 planes, 192 rows, 32 lanes: 6,096 bytes; one word a workgroup.
         let bits = Kernel::new(Engine::Bits, Shape::CLASSIC, Weights::Fixed, 16384).unwrap();
-        assert_eq!((bits.planes, bits.sum_planes, bits.per_group), (4, 3, 2));
+        assert_eq!((bits.planes, bits.sum_planes, bits.per_group, bits.workgroup_totals), (4, 3, 1, true));
         let sixteen =
             Kernel::new(Engine::Bits, Shape { n: 16, variant: Variant::Standard }, Weights::Fixed, 32768).unwrap();
         assert_eq!((sixteen.planes, sixteen.sum_planes, sixteen.per_group, sixteen.workgroup_totals), (5, 3, 1, true));
@@ -228,9 +228,10 @@ mod tests {
         let global = |shape, bytes| {
             Kernel::new(Engine::Bits, shape, Weights::Fixed, bytes).map(|k| (k.per_group, k.workgroup_totals))
         };
-        assert_eq!(global(sixteen.shape, 16384), Some((4, false)));
-        assert_eq!(global(Shape { n: 25, variant: Variant::X }, 49152), Some((4, false)));
-        assert_eq!(global(Shape::CLASSIC, 1792), Some((2, false)));
+        assert_eq!(global(sixteen.shape, 16384), Some((1, false)));
+        assert_eq!(global(Shape { n: 25, variant: Variant::X }, 49152), Some((1, false)));
+        assert_eq!(global(Shape::CLASSIC, 6096), Some((1, true)));
+        assert_eq!(global(Shape::CLASSIC, 6095), Some((1, false)));
         assert_eq!(global(Shape::CLASSIC, 895), None);
     }
 

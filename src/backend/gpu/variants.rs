@@ -15,7 +15,8 @@ pub struct KernelOptions {
     pub global_totals: bool,
     /// At most this many replicas or words per workgroup, instead of the
     /// kernel's own most: occupancy against barriers (H200: spins.wgsl
-    /// +1.5 % at 2, −13 % at 8; bits.wgsl with exact sums +5–8 % at 1).
+    /// +1.5 % at 2, −13 % at 8; bits.wgsl with exact sums +5–8 % at 1, its
+    /// own most since session 47).
     pub units_per_group: Option<u32>,
     /// cells.wgsl: this many invocations per replica instead of its own
     /// (8 up to 9×9, 16 above).
