@@ -112,7 +112,7 @@ fi
 # differ by up to 1.5×: compare within one call only). Read the times:
 # criterion cuts the names short, so its "change" lines compare a variant
 # with the one timed before it. (units-per-group=2 left the list in session
-# 47: 0.85-0.87x on cells.wgsl twice, and bits.wgsl now holds one word.)
+# 47: 0.85-0.87x on cells.wgsl, and bits.wgsl now holds one word.)
 for variant in "" cell-invocations=16,units-per-group=2 global-totals; do
     # criterion cuts long names short: say which variant the lines below are.
     echo "variant: ${variant:-(the kernel that runs)}" | tee -a "$out/variants.txt"
