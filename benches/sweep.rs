@@ -211,6 +211,59 @@ fn gpu_sweep(c: &mut Criterion) {
     group.finish();
 }
 
+/// cells.wgsl on the public 25×25 (`examples/25x25.txt`) by replicas in
+/// flight, as whole runs hold them (slots of 32, a puzzle's replicas): 3,
+/// 6, 10, 32 and 256 puzzles by default, or GPU_BENCH_LARGE_REPLICAS (a
+/// comma-separated list). On an H200 a run of 10 such puzzles went 1.7×
+/// faster with three replicas a workgroup than with two, but those of 6
+/// did not (BENCHMARKS.md, session 47): where that step falls is what this
+/// maps, with GPU_BENCH_KERNEL=units-per-group=2 for the old shape.
+/// Skipped without a hardware adapter unless the list is set.
+fn gpu_cells_large(c: &mut Criterion) {
+    let list = std::env::var("GPU_BENCH_LARGE_REPLICAS").ok();
+    let adapter = if list.is_some() { AdapterChoice::Any } else { AdapterChoice::Hardware };
+    let counts: Vec<usize> = list
+        .as_deref()
+        .unwrap_or("96,192,320,1024,8192")
+        .split(',')
+        .map(|n| n.trim().parse().expect("GPU_BENCH_LARGE_REPLICAS: replica counts"))
+        .collect();
+    let sweeps: u32 = std::env::var("GPU_BENCH_SWEEPS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
+    let variant = std::env::var("GPU_BENCH_KERNEL").unwrap_or_default();
+    let options = KernelOptions::parse(&variant).expect("GPU_BENCH_KERNEL");
+    let shape = Shape { n: 25, variant: Variant::Standard };
+    let line = include_str!("../examples/25x25.txt").lines().find(|l| !l.starts_with('#')).unwrap();
+    let grid = parse_grid(&line.as_bytes()[..625], Variant::Standard).unwrap();
+    let model = Model::build(&reduce(&grid, Reduce::Clues).unwrap()).unwrap();
+    let dynamics = Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(AdaptiveWeights::DEFAULT) };
+    let ladder = Ladder::geometric(1, 0.45, 0.45);
+    let problem = Problem::with_dynamics(&model, &ladder, 1, dynamics);
+    let mut gpu = match GpuBackend::with_options(adapter, BackendKind::Gpu, options) {
+        Ok(gpu) => gpu,
+        Err(err) => return eprintln!("gpu_cells_large skipped: {err}"),
+    };
+    let mut group = c.benchmark_group("gpu_cells_large");
+    for replicas in counts {
+        let slots = replicas.div_ceil(32);
+        let layout = Layout { shape, slots, replicas_per_slot: 32, rungs: 1, dynamics };
+        gpu.configure(layout).unwrap();
+        (0..slots).for_each(|slot| gpu.load(slot, &problem).unwrap());
+        let rung_of_replica = vec![0; slots * 32];
+        gpu.sweep(&rung_of_replica, &vec![20; slots]).unwrap();
+        let counts = vec![sweeps; slots];
+        group.throughput(Throughput::Elements(sweeps as u64 * model.len() as u64 * (slots * 32) as u64));
+        let name = format!(
+            "{} replicas{}",
+            slots * 32,
+            if variant.is_empty() { String::new() } else { format!(" [{variant}]") }
+        );
+        group.bench_function(BenchmarkId::new(gpu.adapter().name.clone(), name), |b| {
+            b.iter(|| gpu.sweep(&rung_of_replica, &counts).unwrap())
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     cpu_sweep_one_thread,
@@ -218,6 +271,7 @@ criterion_group!(
     cpu_backends_one_thread,
     cpu_bits_one_temperature,
     cell_moves_one_thread,
-    gpu_sweep
+    gpu_sweep,
+    gpu_cells_large
 );
 criterion_main!(benches);

@@ -34,6 +34,9 @@
 #                    gpu with --reduce propagate (as before probing, session 39)
 #   variants.txt     each kernel option (KernelOptions) after the kernel that
 #                    runs, at 8,192 replicas (as whole runs keep), in the same call
+#   large-sweep.txt  cells.wgsl on the public 25×25 by replicas in flight (3 to
+#                    256 puzzles' worth), as it runs and with two replicas a
+#                    workgroup (the shape before session 47)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-gpu-bench}
@@ -77,7 +80,7 @@ else
     sets=(examples/hard.txt)
     runs=1
     criterion=(--warm-up-time 0.1 --measurement-time 0.5 --sample-size 10)
-    export GPU_BENCH_SWEEPS=2
+    export GPU_BENCH_SWEEPS=2 GPU_BENCH_LARGE_REPLICAS=32
 fi
 
 for n in "${replicas[@]}"; do
@@ -118,5 +121,14 @@ for variant in "" cell-invocations=16,units-per-group=2 global-totals; do
     echo "variant: ${variant:-(the kernel that runs)}" | tee -a "$out/variants.txt"
     GPU_BENCH_KERNEL=$variant GPU_BENCH_REPLICAS=$variant_replicas run variants.txt \
         "$sweep" --bench 'gpu_sweep.*(one temperature|Cell)' "${criterion[@]}"
+done
+# 25×25 by replicas in flight: where one workgroup more a multiprocessor
+# starts to pay (session 47: 10 puzzles 1.7× with three replicas a
+# workgroup, 6 puzzles not).
+for variant in "" units-per-group=2; do
+    echo "variant: ${variant:-(the kernel that runs)}" | tee -a "$out/large-sweep.txt"
+    # (gpu_sweep sets itself up before criterion's filter skips it: at few replicas.)
+    GPU_BENCH_KERNEL=$variant GPU_BENCH_REPLICAS=1024 run large-sweep.txt \
+        "$sweep" --bench gpu_cells_large "${criterion[@]}"
 done
 echo "gpu-bench: done; logs in $out/"
