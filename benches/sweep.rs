@@ -149,6 +149,19 @@ fn cell_moves_one_thread(c: &mut Criterion) {
     group.finish();
 }
 
+/// Sweeps per dispatch in the GPU benches: GPU_BENCH_SWEEPS, else 100.
+fn gpu_bench_sweeps() -> u32 {
+    std::env::var("GPU_BENCH_SWEEPS").ok().and_then(|v| v.parse().ok()).unwrap_or(100)
+}
+
+/// The kernel variant GPU_BENCH_KERNEL selects (`KernelOptions::parse`;
+/// empty: the kernel that runs), and what to append to a bench's name for it.
+fn gpu_bench_kernel() -> (KernelOptions, String) {
+    let variant = std::env::var("GPU_BENCH_KERNEL").unwrap_or_default();
+    let options = KernelOptions::parse(&variant).expect("GPU_BENCH_KERNEL");
+    (options, if variant.is_empty() { String::new() } else { format!(" [{variant}]") })
+}
+
 /// The GPU sweep kernels with many replicas (default 65,536, as slots of
 /// 1,024): spins.wgsl on the single-spin ladder, cells.wgsl at the cell
 /// defaults' temperature, bits.wgsl on the ladder and at gpu-bits' one
@@ -160,7 +173,7 @@ fn gpu_sweep(c: &mut Criterion) {
     let adapter =
         if std::env::var_os("GPU_BENCH_REPLICAS").is_some() { AdapterChoice::Any } else { AdapterChoice::Hardware };
     let replicas: usize = std::env::var("GPU_BENCH_REPLICAS").ok().and_then(|v| v.parse().ok()).unwrap_or(65_536);
-    let sweeps: u32 = std::env::var("GPU_BENCH_SWEEPS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
+    let sweeps = gpu_bench_sweeps();
     let settings = Settings::plain_model();
     let default_ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let one_temperature = Ladder::geometric(1, 0.63, 0.63);
@@ -173,9 +186,8 @@ fn gpu_sweep(c: &mut Criterion) {
         (BackendKind::GpuBits, plain, &default_ladder),
         (BackendKind::GpuBits, plain, &one_temperature),
     ];
-    // A kernel variant to time (`KernelOptions::parse`), e.g. `global-totals`.
-    let variant = std::env::var("GPU_BENCH_KERNEL").unwrap_or_default();
-    let options = KernelOptions::parse(&variant).expect("GPU_BENCH_KERNEL");
+    // A kernel variant to time, e.g. `global-totals`.
+    let (options, variant) = gpu_bench_kernel();
     let mut group = c.benchmark_group("gpu_sweep");
     for (kind, dynamics, ladder) in cases {
         let mut gpu = match GpuBackend::with_options(adapter.clone(), kind, options) {
@@ -201,7 +213,7 @@ fn gpu_sweep(c: &mut Criterion) {
                 gpu.name(),
                 model.len(),
                 dynamics.moves,
-                if variant.is_empty() { String::new() } else { format!(" [{variant}]") },
+                variant,
             );
             group.bench_function(BenchmarkId::new(gpu.adapter().name.clone(), name), |b| {
                 b.iter(|| gpu.sweep(&rung_of_replica, &counts).unwrap())
@@ -228,9 +240,8 @@ fn gpu_cells_large(c: &mut Criterion) {
         .split(',')
         .map(|n| n.trim().parse().expect("GPU_BENCH_LARGE_REPLICAS: replica counts"))
         .collect();
-    let sweeps: u32 = std::env::var("GPU_BENCH_SWEEPS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
-    let variant = std::env::var("GPU_BENCH_KERNEL").unwrap_or_default();
-    let options = KernelOptions::parse(&variant).expect("GPU_BENCH_KERNEL");
+    let sweeps = gpu_bench_sweeps();
+    let (options, variant) = gpu_bench_kernel();
     let shape = Shape { n: 25, variant: Variant::Standard };
     let line = include_str!("../examples/25x25.txt").lines().find(|l| !l.starts_with('#')).unwrap();
     let grid = parse_grid(&line.as_bytes()[..625], Variant::Standard).unwrap();
@@ -252,11 +263,7 @@ fn gpu_cells_large(c: &mut Criterion) {
         gpu.sweep(&rung_of_replica, &vec![20; slots]).unwrap();
         let counts = vec![sweeps; slots];
         group.throughput(Throughput::Elements(sweeps as u64 * model.len() as u64 * (slots * 32) as u64));
-        let name = format!(
-            "{} replicas{}",
-            slots * 32,
-            if variant.is_empty() { String::new() } else { format!(" [{variant}]") }
-        );
+        let name = format!("{} replicas{variant}", slots * 32);
         group.bench_function(BenchmarkId::new(gpu.adapter().name.clone(), name), |b| {
             b.iter(|| gpu.sweep(&rung_of_replica, &counts).unwrap())
         });
