@@ -193,9 +193,8 @@ impl Group {
             #[allow(unsafe_code)]
             return unsafe { self.run_avx2(sweeps) };
         }
-        let (powers, bits) = (self.powers, sweeps.bits);
-        let mul_high = Lanes::mul_high_unsigned;
-        self.run_on_any(sweeps, |count| move |x| weights(&powers, bits, x, count, mul_high), mul_high)
+        let (powers, bits, mul_high) = (self.powers, sweeps.bits, Lanes::mul_high_unsigned);
+        self.run_on_any(sweeps, |count| Products { powers: &powers, bits, count, mul_high }, mul_high)
     }
 
     /// With AVX2, the weights come from the tables where there are some
@@ -211,7 +210,7 @@ impl Group {
                     sweeps,
                     |count| {
                         let table = tables[count].registers_avx2();
-                        move |x| table.lookup(x)
+                        Lookup(move |x| table.lookup(x))
                     },
                     mul_high,
                 );
@@ -219,16 +218,16 @@ impl Group {
             }
             None => {
                 let (powers, bits) = (self.powers, sweeps.bits);
-                self.run_on_any(sweeps, |count| move |x| weights(&powers, bits, x, count, mul_high), mul_high)
+                self.run_on_any(sweeps, |count| Products { powers: &powers, bits, count, mul_high }, mul_high)
             }
         }
     }
 
-    /// `weights(c)(x)`: each chain's heat-bath weight of a candidate x above
-    /// its cell's best, in a cell of c candidates (what depends on c alone
-    /// is set once a cell); `mul_high`: [`Lanes::mul_high_unsigned`].
+    /// `weights(c).of(x)`: each chain's heat-bath weight of a candidate x
+    /// above its cell's best, in a cell of c candidates (what depends on c
+    /// alone is set once a cell); `mul_high`: [`Lanes::mul_high_unsigned`].
     #[inline(always)]
-    fn run_on_any<W: Fn(Lanes) -> Lanes>(
+    fn run_on_any<W: CellWeights>(
         &mut self,
         sweeps: Sweeps,
         weights: impl Fn(usize) -> W,
@@ -267,7 +266,7 @@ impl Group {
 
     /// One sweep of cell moves. `W` unit constraints per candidate.
     #[inline(always)]
-    fn sweep<const W: usize, Weigh: Fn(Lanes) -> Lanes>(
+    fn sweep<const W: usize, Weigh: CellWeights>(
         &mut self,
         table: &CellTable,
         bits: usize,
@@ -309,22 +308,22 @@ impl Group {
             // the sum of those before the own candidate; its own weight from
             // the energy kept above (one table read a cell, not a gather per
             // candidate: the turn's cost per attempt).
-            let (weight_of, mut sum) = (weights(count), Lanes::splat(0));
+            let (weight, mut sum) = (weights(count), Lanes::splat(0));
             let mut before = Lanes::splat(0);
             for (c, (&energy, mass_of)) in energies.iter().zip(masses.iter_mut()).enumerate() {
-                let mass = weight_of((energy - lowest).min(largest));
+                let mass = weight.of((energy - lowest).min(largest));
                 *mass_of = mass;
                 before = current.eq_mask(Lanes::splat(c as i16)).select(sum, before);
                 sum += mass;
             }
-            let own_weight = weight_of((own_energy - lowest).min(largest));
+            let own_weight = weight.of((own_energy - lowest).min(largest));
             // Suwa–Todo's turn (cpu/cells.rs): a point of the own candidate's
             // stretch moved on by the heaviest weight (the lowest candidate's,
             // x = 0), less the sum where it passes it, computed as the turned
             // point less the sum (a 16-bit lane holds it) plus the sum where
             // that is negative. Where the own candidate weighs 0, the heat
             // bath's uniform draw in 0..sum.
-            let heaviest = weight_of(Lanes::splat(0));
+            let heaviest = weight.of(Lanes::splat(0));
             let turned = before + mul_high(uniform, own_weight) - (sum - heaviest);
             let turned = turned + (sum & Lanes::splat(0).gt_mask(turned));
             let draw = own_weight.eq_mask(Lanes::splat(0)).select(mul_high(uniform, sum), turned);
@@ -397,6 +396,47 @@ impl Group {
     }
 }
 
+/// How a cell weighs a candidate x above its best: each chain's ONE_c · q^x.
+/// The sweep makes one a cell (what depends on the count c alone is set
+/// then) and asks it for every candidate. A trait whose methods are always
+/// inlined, not a closure: a closure holding the products' loop was called
+/// out of line, its powers copied once a cell, and a sweep of a group of
+/// several rungs (every board above 9×9 at the defaults) cost 1.4× what it
+/// costs inlined (BENCHMARKS.md).
+trait CellWeights {
+    fn of(&self, x: Lanes) -> Lanes;
+}
+
+/// The weights as products of the chains' own powers of q ([`weights`]).
+struct Products<'a, M> {
+    powers: &'a [Lanes; X_BITS],
+    bits: usize,
+    count: usize,
+    mul_high: M,
+}
+
+impl<M: Fn(Lanes, Lanes) -> Lanes> CellWeights for Products<'_, M> {
+    #[inline(always)]
+    fn of(&self, x: Lanes) -> Lanes {
+        weights(self.powers, self.bits, x, self.count, &self.mul_high)
+    }
+}
+
+/// The weights read from a table of the cell's count, where every chain
+/// stands at one rung: a closure made inside the AVX2 sweep, which may call
+/// the table's AVX2 lookup there (two byte shuffles, small enough to be
+/// inlined).
+#[cfg(target_arch = "x86_64")]
+struct Lookup<F>(F);
+
+#[cfg(target_arch = "x86_64")]
+impl<F: Fn(Lanes) -> Lanes> CellWeights for Lookup<F> {
+    #[inline(always)]
+    fn of(&self, x: Lanes) -> Lanes {
+        (self.0)(x)
+    }
+}
+
 /// Each chain's heat-bath weight ONE_c · q^x for x (each lane's own) in a
 /// cell of c candidates, from the chain's powers q^(2^b) for the `bits`
 /// low bits of x; `mul_high` is [`Lanes::mul_high_unsigned`].
@@ -462,7 +502,7 @@ mod tests {
             let mul_high = Lanes::mul_high_unsigned;
             for_any.run_on_any(
                 sweeps.clone(),
-                |c| move |x| weights(&chain_powers, chain_bits, x, c, mul_high),
+                |count| Products { powers: &chain_powers, bits: chain_bits, count, mul_high },
                 mul_high,
             );
             for_this.run(sweeps);
