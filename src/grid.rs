@@ -19,6 +19,9 @@ pub const MAX_N: usize = SYMBOLS.len();
 /// their own default ladder, weights and budget, and their own cell-kernel
 /// shape on the GPU.
 pub const SMALL_BOARD_ORDER: usize = 9;
+/// The order of the *largest* boards (25×25): their adaptive weights take
+/// finer steps, with a ladder to match.
+pub const LARGEST_BOARD_ORDER: usize = 25;
 /// The most constraints a board has: 25×25 cells, and 25 digits in each of
 /// 25 rows, 25 columns, 25 boxes and 2 diagonals.
 pub const MAX_CONSTRAINTS: usize = MAX_N * MAX_N + (3 * MAX_N + 2) * MAX_N;

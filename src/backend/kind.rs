@@ -53,17 +53,18 @@ pub struct Defaults {
     pub exchange_every: u32,
     pub moves: Moves,
     pub weights: WeightRule,
-    /// Boards of side 9 and less, and larger ones.
+    /// Boards of side 9 and less, larger ones, and the largest (25×25).
     pub small_boards: BoardDefaults,
     pub large_boards: BoardDefaults,
+    pub largest_boards: BoardDefaults,
 }
 
-/// What differs between boards of side 9 and less and larger ones.
+/// What differs between board sizes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BoardDefaults {
     pub tempering: Ladders,
-    /// Sweeps between two relaxations of adaptive weights.
-    pub relax_every: u32,
+    /// The weights' rule, where the weights adapt.
+    pub weights: AdaptiveWeights,
 }
 
 /// Puzzles in flight.
@@ -109,7 +110,15 @@ const CELL_TEMPERATURE: f64 = 1.2;
 /// Adaptive weights relax faster above 9×9: on 25×25 puzzles every 4 sweeps
 /// needs 1/5 to 1/20 of the work of every 5, where the weights run up to
 /// the cap and the chains stay restless; 16×16 ones need the same (BENCHMARKS.md).
-const LARGE_BOARDS_RELAX_EVERY: u32 = 4;
+const LARGE_BOARD_WEIGHTS: AdaptiveWeights = AdaptiveWeights { relax_every: 4, ..AdaptiveWeights::DEFAULT };
+/// On 25×25 boards the weights start at 3 and stop at 24, with the ladder
+/// at 0.6 to 0.75: the ratios of the larger boards' 2, 16 and 0.4 to 0.5,
+/// so that only a step of the weights (+1, −1) is a smaller share of them.
+/// At seed 1, 10 of the 11 unique 25×25 puzzles solve within the budget
+/// where the larger boards' weights solve 5 (7 at seed 2), and random
+/// 25×25 boards need no more work; on 16×16 boards such steps need 1.2×
+/// the work (BENCHMARKS.md).
+const LARGEST_BOARD_WEIGHTS: AdaptiveWeights = AdaptiveWeights { base: 3, cap: 24, relax_every: 4 };
 
 impl BackendKind {
     pub const ALL: [BackendKind; 6] = [
@@ -226,7 +235,8 @@ impl BackendKind {
     /// one temperature (16 to 48 need about the same work, a ladder more);
     /// above, where 1.2 is too hot to order a nearly empty board, 8 ladders
     /// of 4 rungs from 0.4 to 0.5 (a third to a half of the work of rungs up
-    /// to 1.2 on 25×25 puzzles, less on empty boards and Latin squares too).
+    /// to 1.2 on 25×25 puzzles, less on empty boards and Latin squares too),
+    /// and on 25×25 boards finer weights with a ladder to match.
     fn cell_defaults(self) -> Defaults {
         let (batch, exchange_every) = match self {
             // A puzzle per thread on the lanes backend (32 chains: two groups of 16).
@@ -244,11 +254,15 @@ impl BackendKind {
             weights: WeightRule::Adaptive,
             small_boards: BoardDefaults {
                 tempering: Ladders { ladders: 32, replicas: 1, t_min: CELL_TEMPERATURE, t_max: CELL_TEMPERATURE },
-                relax_every: AdaptiveWeights::DEFAULT.relax_every,
+                weights: AdaptiveWeights::DEFAULT,
             },
             large_boards: BoardDefaults {
                 tempering: Ladders { ladders: 8, replicas: 4, t_min: 0.4, t_max: 0.5 },
-                relax_every: LARGE_BOARDS_RELAX_EVERY,
+                weights: LARGE_BOARD_WEIGHTS,
+            },
+            largest_boards: BoardDefaults {
+                tempering: Ladders { ladders: 8, replicas: 4, t_min: 0.6, t_max: 0.75 },
+                weights: LARGEST_BOARD_WEIGHTS,
             },
         }
     }
@@ -278,7 +292,7 @@ impl BackendKind {
             }
             _ => (ladder, ladder),
         };
-        let board = |tempering| BoardDefaults { tempering, relax_every: AdaptiveWeights::DEFAULT.relax_every };
+        let board = |tempering| BoardDefaults { tempering, weights: AdaptiveWeights::DEFAULT };
         Defaults {
             batch,
             exchange_every,
@@ -286,6 +300,7 @@ impl BackendKind {
             weights: WeightRule::Fixed,
             small_boards: board(small_boards),
             large_boards: board(large_boards),
+            largest_boards: board(large_boards),
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::backend::kind::{BackendKind, BoardDefaults};
 use crate::backend::Backend;
 use crate::dynamics::{AdaptiveWeights, Dynamics, Moves, WeightRule, Weights};
 use crate::error::{Error, Result};
-use crate::grid::{Shape, Variant, SMALL_BOARD_ORDER};
+use crate::grid::{Shape, Variant, LARGEST_BOARD_ORDER, SMALL_BOARD_ORDER};
 use crate::reduce::Reduce;
 use crate::tempering::{Ladder, Ladders};
 pub use overrides::{ModelOptions, Overrides};
@@ -49,6 +49,11 @@ pub struct Settings {
     pub small_board_weights: Option<Weights>,
     /// Likewise the budget.
     pub small_board_budget: Option<Budget>,
+    /// The ladders for boards of order 25 where they differ from the ones
+    /// above; `None`: the same as on other boards above 9×9.
+    pub largest_boards: Option<Ladders>,
+    /// Likewise the weights.
+    pub largest_board_weights: Option<Weights>,
 }
 
 /// How long a puzzle may anneal: it stops unsolved after `max_sweeps`
@@ -105,7 +110,7 @@ impl Settings {
         let o = overrides;
         let variant = o.model.variant;
         let defaults = kind.defaults(variant, o.moves);
-        let (small, large) = (defaults.small_boards, defaults.large_boards);
+        let (small, large, largest) = (defaults.small_boards, defaults.large_boards, defaults.largest_boards);
         let ladder_set = o.replicas.is_some() || o.t_min.is_some() || o.t_max.is_some() || o.temperatures.is_some();
         let explicit = o.temperatures.as_ref();
         // The user's timeout, if set (`Some(None)`: none at all).
@@ -132,15 +137,23 @@ impl Settings {
                 "--weight-base, --weight-cap and --relax-every need --weights adaptive".into(),
             ));
         }
+        // --weight-base or --weight-cap set: both for every board size, the
+        // other at the default of boards below 25×25.
+        let user_weights = o.weight_base.or(o.weight_cap).is_some();
         let weights = |board: BoardDefaults| match rule {
             WeightRule::Fixed => Weights::Fixed,
             WeightRule::Adaptive => Weights::Adaptive(AdaptiveWeights {
-                base: o.weight_base.unwrap_or(AdaptiveWeights::DEFAULT.base),
-                cap: o.weight_cap.unwrap_or(AdaptiveWeights::DEFAULT.cap),
-                relax_every: o.relax_every.unwrap_or(board.relax_every),
+                base: o.weight_base.unwrap_or(if user_weights { large.weights.base } else { board.weights.base }),
+                cap: o.weight_cap.unwrap_or(if user_weights { large.weights.cap } else { board.weights.cap }),
+                relax_every: o.relax_every.unwrap_or(board.weights.relax_every),
             }),
         };
-        let (small_weights, large_weights) = (weights(small), weights(large));
+        let (small_weights, large_weights, largest_weights) = (weights(small), weights(large), weights(largest));
+        // A board size's own ladder, where it differs and the user set none.
+        let own_ladder = |board: BoardDefaults| {
+            (!ladder_set && board.tempering != large.tempering)
+                .then_some(Ladders { ladders: o.ladders.unwrap_or(board.tempering.ladders), ..board.tempering })
+        };
         let moves = defaults.moves;
         let settings = Settings {
             replicas: explicit.map_or(o.replicas.unwrap_or(large.tempering.replicas), Vec::len),
@@ -157,10 +170,11 @@ impl Settings {
             variant,
             moves,
             weights: large_weights,
-            small_boards: (!ladder_set && small.tempering != large.tempering)
-                .then_some(Ladders { ladders: o.ladders.unwrap_or(small.tempering.ladders), ..small.tempering }),
+            small_boards: own_ladder(small),
             small_board_weights: (small_weights != large_weights).then_some(small_weights),
             small_board_budget: (small_budget != large_budget).then_some(small_budget),
+            largest_boards: own_ladder(largest),
+            largest_board_weights: (largest_weights != large_weights).then_some(largest_weights),
         };
         settings.validate()?;
         kind.check_runs(settings.dynamics())?;
@@ -240,23 +254,37 @@ impl Settings {
                 return fail("--relax-every must be at least 1");
             }
         }
-        if self.small_boards.is_none() && self.small_board_weights.is_none() && self.small_board_budget.is_none() {
-            return Ok(());
+        // The sizes with settings of their own, checked as their boards get them.
+        for n in [SMALL_BOARD_ORDER, LARGEST_BOARD_ORDER] {
+            let shaped = self.for_shape(Shape { n, variant: self.variant });
+            if shaped != self.for_shape(Shape { n: SMALL_BOARD_ORDER + 1, variant: self.variant }) {
+                shaped.validate()?;
+            }
         }
-        self.for_shape(Shape { n: SMALL_BOARD_ORDER, variant: self.variant }).validate()
+        Ok(())
     }
 
-    /// The settings for boards of `shape`: the small-board ladder, weights
-    /// and budget there, if any.
+    /// The settings for boards of `shape`: the small or the largest boards'
+    /// ladder, weights and budget there, if any.
     pub fn for_shape(&self, shape: Shape) -> Settings {
-        let shaped =
-            Settings { small_boards: None, small_board_weights: None, small_board_budget: None, ..self.clone() };
-        if shape.n > SMALL_BOARD_ORDER {
+        let shaped = Settings {
+            small_boards: None,
+            small_board_weights: None,
+            small_board_budget: None,
+            largest_boards: None,
+            largest_board_weights: None,
+            ..self.clone()
+        };
+        let (ladders, weights, budget) = if shape.n <= SMALL_BOARD_ORDER {
+            (self.small_boards, self.small_board_weights, self.small_board_budget)
+        } else if shape.n >= LARGEST_BOARD_ORDER {
+            (self.largest_boards, self.largest_board_weights, None)
+        } else {
             return shaped;
-        }
-        let weights = self.small_board_weights.unwrap_or(self.weights);
-        let shaped = Settings { weights, budget: self.small_board_budget.unwrap_or(self.budget), ..shaped };
-        match self.small_boards {
+        };
+        let shaped =
+            Settings { weights: weights.unwrap_or(self.weights), budget: budget.unwrap_or(self.budget), ..shaped };
+        match ladders {
             Some(Ladders { ladders, replicas, t_min, t_max }) => {
                 Settings { ladders, replicas, t_min, t_max, temperatures: None, ..shaped }
             }
@@ -411,6 +439,27 @@ mod tests {
             Settings::resolve(BackendKind::CpuLanes, &Overrides { relax_every: Some(7), ..Overrides::default() });
         let seven = seven.unwrap();
         assert_eq!((relax(&seven.for_shape(Shape::CLASSIC)), relax(&seven), seven.small_board_weights), (7, 7, None));
+        // 25×25 boards: weights from 3 to 24 and the ladder at 0.6 to 0.75;
+        // --weight-base or --weight-cap sets both on every size (the other
+        // at 2 or 16), any part of the ladder the ladder of every size.
+        let rule = |settings: &Settings| match settings.weights {
+            Weights::Adaptive(rule) => (rule.base, rule.cap, rule.relax_every),
+            Weights::Fixed => (0, 0, 0),
+        };
+        let (largest, twenty_five) = (cells.for_shape(Shape { n: 25, variant: Variant::Standard }), 25);
+        assert_eq!((rule(&largest), largest.t_min, largest.t_max, largest.ladders), ((3, 24, 4), 0.6, 0.75, 8));
+        assert_eq!((rule(&cells.for_shape(sixteen)), cells.for_shape(sixteen).t_min), ((2, 16, 4), 0.4));
+        assert_eq!(rule(&classic), (2, 16, 5));
+        let capped = Overrides { weight_cap: Some(8), ..Overrides::default() };
+        let capped = Settings::resolve(BackendKind::CpuLanes, &capped).unwrap();
+        let on = |settings: &Settings, n| rule(&settings.for_shape(Shape { n, variant: Variant::Standard }));
+        assert_eq!((on(&capped, 9), on(&capped, 16), on(&capped, twenty_five)), ((2, 8, 5), (2, 8, 4), (2, 8, 4)));
+        assert_eq!((capped.largest_board_weights, capped.largest_boards.map(|l| l.t_min)), (None, Some(0.6)));
+        let hot = Overrides { t_max: Some(0.9), ..Overrides::default() };
+        let hot = Settings::resolve(BackendKind::CpuLanes, &hot).unwrap();
+        let hot_largest = hot.for_shape(Shape { n: 25, variant: Variant::Standard });
+        assert_eq!((hot.largest_boards, hot_largest.t_min, hot_largest.t_max), (None, 0.4, 0.9));
+        assert_eq!(on(&hot, twenty_five), (3, 24, 4));
         // Budgets: 1,000,000 sweeps and 60 s on 9×9 boards, 4,000,000 and
         // 120 s above; --max-sweeps and --timeout each set every size's.
         let budget = |settings: &Settings| (settings.budget.max_sweeps, settings.budget.timeout.map(|t| t.as_secs()));

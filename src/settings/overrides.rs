@@ -1,7 +1,7 @@
 //! The one declaration of every setting a user can choose.
 
 use super::{Budget, LARGE_BOARD_BUDGET, SEED, SMALL_BOARD_BUDGET};
-use crate::backend::kind::{BackendKind, Defaults};
+use crate::backend::kind::{BackendKind, BoardDefaults, Defaults};
 use crate::dynamics::{AdaptiveWeights, Moves, WeightRule};
 use crate::error::{Error, Result};
 use crate::grid::Variant;
@@ -41,9 +41,9 @@ pub struct Overrides {
     pub moves: Option<Moves>,
     #[arg(long, value_enum, help = per_backend("Unit constraint weights: all 1 (the plain model), or per replica, grown on violated units (cell moves only)", |d| format!("{:?}", d.weights).to_lowercase()))]
     pub weights: Option<WeightRule>,
-    #[arg(long, help = format!("Adaptive weights: the weight units start at and relax toward [default: {}]", AdaptiveWeights::DEFAULT.base))]
+    #[arg(long, help = weight_help("Adaptive weights: the weight units start at and relax toward", "--weight-cap", |w| w.base))]
     pub weight_base: Option<u8>,
-    #[arg(long, help = format!("Adaptive weights: the most a unit may weigh [default: {}]", AdaptiveWeights::DEFAULT.cap))]
+    #[arg(long, help = weight_help("Adaptive weights: the most a unit may weigh", "--weight-base", |w| w.cap))]
     pub weight_cap: Option<u8>,
     #[arg(long, help = relax_help())]
     pub relax_every: Option<u32>,
@@ -116,38 +116,58 @@ fn per_backend(what: &str, value: impl Fn(&Defaults) -> String) -> String {
     format!("{what} [default: {at_default}; with --moves spin, {spin}]")
 }
 
-/// A default on boards up to 9×9 and above: one value where they agree.
-fn up_to_9_and_above(small: String, large: String) -> String {
-    match (small, large) {
-        (small, large) if small == large => small,
-        (small, large) => format!("{small} up to 9×9, {large} above"),
+/// A default on boards up to 9×9, above and on 25×25: one value where they
+/// agree, each size's where it differs.
+fn by_size(small: String, large: String, largest: String) -> String {
+    let text = if small == large { small } else { format!("{small} up to 9×9, {large} above") };
+    if largest == large {
+        text
+    } else {
+        format!("{text}, {largest} on 25×25")
     }
 }
 
 /// `what` with its defaults by board size; a value set applies to every size.
-fn by_board_size(what: &str, small: String, large: String) -> String {
-    format!("{what} [default: {}]; setting it sets it for every board size", up_to_9_and_above(small, large))
+fn by_board_size(what: &str, small: String, large: String, largest: String) -> String {
+    format!("{what} [default: {}]; setting it sets it for every board size", by_size(small, large, largest))
 }
 
 /// A budget's defaults, which differ on boards above 9×9.
 fn budget_help(what: &str, value: impl Fn(&Budget) -> String) -> String {
-    by_board_size(what, value(&SMALL_BOARD_BUDGET), value(&LARGE_BOARD_BUDGET))
+    by_board_size(what, value(&SMALL_BOARD_BUDGET), value(&LARGE_BOARD_BUDGET), value(&LARGE_BOARD_BUDGET))
 }
 
 /// `--relax-every`'s defaults, which differ on boards above 9×9.
 fn relax_help() -> String {
     let cells = BackendKind::Cpu.defaults(Variant::Standard, Some(Moves::Cell));
+    let relax = |board: &BoardDefaults| board.weights.relax_every.to_string();
     by_board_size(
         "Adaptive weights: sweeps between two relaxations of every weight above the base",
-        cells.small_boards.relax_every.to_string(),
-        cells.large_boards.relax_every.to_string(),
+        relax(&cells.small_boards),
+        relax(&cells.large_boards),
+        relax(&cells.largest_boards),
     )
 }
 
-/// A ladder setting's defaults, which may differ on boards above 9×9 and,
-/// with single-spin moves, on Latin squares.
+/// `--weight-base`'s or `--weight-cap`'s defaults, which differ on 25×25
+/// boards; either set sets both for every size (the other at its default
+/// below 25×25).
+fn weight_help(what: &str, other: &str, value: impl Fn(&AdaptiveWeights) -> u8) -> String {
+    let cells = BackendKind::Cpu.defaults(Variant::Standard, Some(Moves::Cell));
+    let [small, large, largest] =
+        [cells.small_boards, cells.large_boards, cells.largest_boards].map(|b| value(&b.weights).to_string());
+    format!(
+        "{what} [default: {}]; setting it or {other} sets both for every board size",
+        by_size(small, large, largest)
+    )
+}
+
+/// A ladder setting's defaults, which may differ on boards above 9×9 and on
+/// 25×25 and, with single-spin moves, on Latin squares.
 fn ladder_help(what: &str, value: impl Fn(&Ladders) -> String) -> String {
-    let both = |d: &Defaults| up_to_9_and_above(value(&d.small_boards.tempering), value(&d.large_boards.tempering));
+    let both = |d: &Defaults| {
+        by_size(value(&d.small_boards.tempering), value(&d.large_boards.tempering), value(&d.largest_boards.tempering))
+    };
     let spin = |variant| value(&BackendKind::Cpu.defaults(variant, Some(Moves::Spin)).large_boards.tempering);
     let help = per_backend(what, both);
     match spin(Variant::Latin) {
