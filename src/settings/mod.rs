@@ -254,10 +254,12 @@ impl Settings {
                 return fail("--relax-every must be at least 1");
             }
         }
-        // The sizes with settings of their own, checked as their boards get them.
+        // Boards up to 9×9 and of 25×25 may have settings of their own:
+        // checked as those boards get them.
+        let above_9 = self.for_shape(Shape { n: SMALL_BOARD_ORDER + 1, variant: self.variant });
         for n in [SMALL_BOARD_ORDER, LARGEST_BOARD_ORDER] {
             let shaped = self.for_shape(Shape { n, variant: self.variant });
-            if shaped != self.for_shape(Shape { n: SMALL_BOARD_ORDER + 1, variant: self.variant }) {
+            if shaped != above_9 {
                 shaped.validate()?;
             }
         }
@@ -446,18 +448,20 @@ mod tests {
             Weights::Adaptive(rule) => (rule.base, rule.cap, rule.relax_every),
             Weights::Fixed => (0, 0, 0),
         };
-        let (largest, twenty_five) = (cells.for_shape(Shape { n: 25, variant: Variant::Standard }), 25);
+        let twenty_five = Shape { n: 25, variant: Variant::Standard };
+        let largest = cells.for_shape(twenty_five);
         assert_eq!((rule(&largest), largest.t_min, largest.t_max, largest.ladders), ((3, 24, 4), 0.6, 0.75, 8));
         assert_eq!((rule(&cells.for_shape(sixteen)), cells.for_shape(sixteen).t_min), ((2, 16, 4), 0.4));
         assert_eq!(rule(&classic), (2, 16, 5));
         let capped = Overrides { weight_cap: Some(8), ..Overrides::default() };
         let capped = Settings::resolve(BackendKind::CpuLanes, &capped).unwrap();
-        let on = |settings: &Settings, n| rule(&settings.for_shape(Shape { n, variant: Variant::Standard }));
-        assert_eq!((on(&capped, 9), on(&capped, 16), on(&capped, twenty_five)), ((2, 8, 5), (2, 8, 4), (2, 8, 4)));
+        let on = |settings: &Settings, shape| rule(&settings.for_shape(shape));
+        let all_sizes = [Shape::CLASSIC, sixteen, twenty_five].map(|shape| on(&capped, shape));
+        assert_eq!(all_sizes, [(2, 8, 5), (2, 8, 4), (2, 8, 4)]);
         assert_eq!((capped.largest_board_weights, capped.largest_boards.map(|l| l.t_min)), (None, Some(0.6)));
         let hot = Overrides { t_max: Some(0.9), ..Overrides::default() };
         let hot = Settings::resolve(BackendKind::CpuLanes, &hot).unwrap();
-        let hot_largest = hot.for_shape(Shape { n: 25, variant: Variant::Standard });
+        let hot_largest = hot.for_shape(twenty_five);
         assert_eq!((hot.largest_boards, hot_largest.t_min, hot_largest.t_max), (None, 0.4, 0.9));
         assert_eq!(on(&hot, twenty_five), (3, 24, 4));
         // Budgets: 1,000,000 sweeps and 60 s on 9×9 boards, 4,000,000 and
