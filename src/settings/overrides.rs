@@ -165,11 +165,11 @@ fn weight_help(what: &str, other: &str, value: impl Fn(&AdaptiveWeights) -> u8) 
 /// A ladder setting's defaults, which may differ on boards above 9×9 and on
 /// 25×25 and, with single-spin moves, on Latin squares.
 fn ladder_help(what: &str, value: impl Fn(&Ladders) -> String) -> String {
-    let both = |d: &Defaults| {
+    let by_sizes = |d: &Defaults| {
         by_size(value(&d.small_boards.tempering), value(&d.large_boards.tempering), value(&d.largest_boards.tempering))
     };
     let spin = |variant| value(&BackendKind::Cpu.defaults(variant, Some(Moves::Spin)).large_boards.tempering);
-    let help = per_backend(what, both);
+    let help = per_backend(what, by_sizes);
     match spin(Variant::Latin) {
         latin if latin != spin(Variant::Standard) => {
             format!("{}, on Latin squares {latin}]", help.trim_end_matches(']'))
