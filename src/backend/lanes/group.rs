@@ -2,7 +2,9 @@
 
 use std::ops::Range;
 
-use super::vector::{Lanes, NibbleTable, Random, LANES as CHAINS_PER_GROUP};
+#[cfg(target_arch = "x86_64")]
+use super::vector::NibbleRegisters;
+use super::vector::{Lanes, NibbleTable, Random, LANES as CHAINS_PER_GROUP, QUARTER};
 use super::{ONE, TABLE_BITS, X_BITS};
 use crate::backend::tables::CellTable;
 use crate::dynamics::{AdaptiveWeights, Weights};
@@ -16,6 +18,10 @@ pub(super) fn has_avx2() -> bool {
     #[cfg(not(target_arch = "x86_64"))]
     false
 }
+
+/// Quarters of a group's lanes, and the rungs of a ladder whose chains
+/// each stand in their rung's quarter (`Group::arrange`).
+pub(super) const QUARTERS: usize = CHAINS_PER_GROUP / QUARTER;
 
 /// The group's random numbers, seeded from its counter-based stream.
 fn random(stream: u32) -> Random {
@@ -51,10 +57,18 @@ pub(super) struct Group {
     pub(super) energy: [i32; CHAINS_PER_GROUP],
     /// `powers[b]` = q^(2^b) of each chain's rung, unsigned 16-bit, rounded down.
     powers: [Lanes; X_BITS],
-    /// Where every chain stands at one rung and x has at most `TABLE_BITS`
-    /// bits: the weights of x = 0..16 by a cell's number of candidates, the
-    /// very numbers the products give, and the rung and bits they are for.
-    weight_tables: Option<(u32, usize, Vec<NibbleTable>)>,
+    /// Where each quarter's chains stand at one rung and x has at most
+    /// `TABLE_BITS` bits: each quarter's weights of x = 0..16 by a cell's
+    /// number of candidates, the very numbers the products give, and the
+    /// quarters' rungs and the bits they are for.
+    weight_tables: Option<([u32; QUARTERS], usize, Vec<[NibbleTable; QUARTERS]>)>,
+    /// The lane each chain (the host's replicas, in order) sweeps in: its
+    /// own, or, for ladders of `QUARTERS` rungs, its rung's quarter
+    /// (`Group::arrange`).
+    lane_of_chain: [u8; CHAINS_PER_GROUP],
+    /// Whether the chains are ladders of `QUARTERS` rungs, each at its own
+    /// place in every quarter.
+    four_rung_ladders: bool,
     /// The most candidates a cell has: the counts the tables are made for
     /// (made for every count up to 25, they took 7 % of an easy
     /// collection's time).
@@ -94,15 +108,33 @@ impl Group {
     /// initial weight. Compiled for AVX2 where the CPU has it, as the sweep
     /// is: the same numbers, and the draw's product one instruction where
     /// the compiler otherwise multiplied lane by lane (400 instructions a
-    /// cell, 8 % of an easy collection's).
-    pub(super) fn random(table: &CellTable, units: &[u16], weights: Weights, stream: u32) -> Group {
+    /// cell, 8 % of an easy collection's). `rungs`: the rungs of a ladder
+    /// (the host's replicas are whole ladders, one after another).
+    pub(super) fn random(table: &CellTable, units: &[u16], weights: Weights, stream: u32, rungs: usize) -> Group {
         #[cfg(target_arch = "x86_64")]
         if has_avx2() {
             // SAFETY: `random_avx2` needs AVX2 and nothing else, and the CPU has it.
             #[allow(unsafe_code)]
-            return unsafe { Group::random_avx2(table, units, weights, stream) };
+            let group = unsafe { Group::random_avx2(table, units, weights, stream) };
+            return group.laid_out(rungs);
         }
-        Group::random_on_any(table, units, weights, stream, Lanes::mul_high_unsigned)
+        Group::random_on_any(table, units, weights, stream, Lanes::mul_high_unsigned).laid_out(rungs)
+    }
+
+    /// Chains of ladders of `QUARTERS` rungs start in their first rung's
+    /// quarter, ladder by ladder along it (each start is random, so no state
+    /// moves); other chains each in their own lane.
+    fn laid_out(mut self, rungs: usize) -> Group {
+        self.four_rung_ladders = rungs == QUARTERS;
+        if self.four_rung_ladders {
+            self.lane_of_chain = std::array::from_fn(|c| ((c % QUARTERS) * QUARTER + c / QUARTERS) as u8);
+        }
+        self
+    }
+
+    /// The lane a chain (a replica of the host's, counted from the group's first) sweeps in.
+    pub(super) fn lane(&self, chain: usize) -> usize {
+        self.lane_of_chain[chain] as usize
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -153,6 +185,8 @@ impl Group {
             energy: [0; CHAINS_PER_GROUP],
             powers: [Lanes::splat(0); X_BITS],
             weight_tables: None,
+            lane_of_chain: std::array::from_fn(|c| c as u8),
+            four_rung_ladders: false,
             most_candidates: (0..table.len()).map(|i| table.candidates(i).len()).max().unwrap_or(0),
             scratch: Scratch { energies: [Lanes::splat(0); MAX_N], masses: [Lanes::splat(0); MAX_N] },
             rungs_set: (Vec::new(), 0),
@@ -161,25 +195,118 @@ impl Group {
         group
     }
 
-    /// Each chain's q^(2^b) for its rung, and the weight tables where
-    /// every chain stands at one rung and `bits` is small enough.
-    pub(super) fn set_rungs(&mut self, rungs: &[u32], rung_powers: &[[i16; X_BITS]], bits: usize) {
+    /// Each chain's q^(2^b) for its rung (`rungs`, in the chains' order),
+    /// and the weight tables where each quarter's chains stand at one rung
+    /// and `bits` is small enough. Chains of four-rung ladders first move to
+    /// their rungs' quarters.
+    pub(super) fn set_rungs(&mut self, rungs: &[u32], rung_powers: &[[i16; X_BITS]], bits: usize, units: &[u16]) {
         if self.rungs_set.1 == bits && self.rungs_set.0 == rungs {
             return;
         }
         self.rungs_set = (rungs.to_vec(), bits);
-        for (b, power) in self.powers.iter_mut().enumerate() {
-            *power = Lanes(std::array::from_fn(|l| rungs.get(l).map_or(0, |&r| rung_powers[r as usize][b])));
+        if self.four_rung_ladders {
+            self.arrange(rungs, units);
         }
-        let one_rung = rungs.len() == CHAINS_PER_GROUP && rungs.iter().all(|&r| r == rungs[0]);
-        if !one_rung || bits > TABLE_BITS {
-            self.weight_tables = None;
-        } else if self.weight_tables.as_ref().is_none_or(|&(rung, b, _)| (rung, b) != (rungs[0], bits)) {
-            let powers = &rung_powers[rungs[0] as usize];
-            let tables = ONE[..=self.most_candidates]
-                .iter()
-                .map(|&one| NibbleTable::new(std::array::from_fn(|x| weight(one, powers, bits, x))));
-            self.weight_tables = Some((rungs[0], bits, tables.collect()));
+        let mut rung_of_lane = [None; CHAINS_PER_GROUP];
+        for (&lane, &rung) in self.lane_of_chain.iter().zip(rungs) {
+            rung_of_lane[lane as usize] = Some(rung);
+        }
+        for (b, power) in self.powers.iter_mut().enumerate() {
+            *power = Lanes(std::array::from_fn(|l| rung_of_lane[l].map_or(0, |r| rung_powers[r as usize][b])));
+        }
+        // The rung of each quarter whose lanes all hold chains at one rung.
+        let one_rung = |q: &[Option<u32>]| q[0].filter(|&r| q.iter().all(|&s| s == Some(r)));
+        let quarters: Option<Vec<u32>> = rung_of_lane.chunks(QUARTER).map(one_rung).collect();
+        match quarters.map(|q| <[u32; QUARTERS]>::try_from(q).expect("four quarters")) {
+            Some(quarters) if bits <= TABLE_BITS => {
+                if self.weight_tables.as_ref().is_none_or(|&(q, b, _)| (q, b) != (quarters, bits)) {
+                    let table = |one, r: u32| {
+                        NibbleTable::new(std::array::from_fn(|x| weight(one, &rung_powers[r as usize], bits, x)))
+                    };
+                    let tables = ONE[..=self.most_candidates].iter().map(|&one| quarters.map(|r| table(one, r)));
+                    self.weight_tables = Some((quarters, bits, tables.collect()));
+                }
+            }
+            _ => self.weight_tables = None,
+        }
+    }
+
+    /// Moves each chain of a four-rung ladder to its rung's quarter, at its
+    /// ladder's place there, so each quarter's weights can come from one
+    /// table (a byte shuffle reads one table per 128-bit half; computed
+    /// for several rungs, weights cost a sweep 1.3× the time: BENCHMARKS.md).
+    /// A chain's candidates, totals and weights move with it; its random
+    /// numbers are its new lane's, drawn as independently as its own.
+    /// Only the constraints in `units` differ from chain to chain (the
+    /// others hold their fixed totals and the base weight; the padding's
+    /// total counts for nothing), so only those move. Compiled for AVX2
+    /// where the CPU has it, as the sweep is.
+    fn arrange(&mut self, rungs: &[u32], units: &[u16]) {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: `arrange_avx2` needs AVX2 and nothing else, and the CPU has it.
+            #[allow(unsafe_code)]
+            return unsafe { self.arrange_avx2(rungs, units) };
+        }
+        self.arrange_on_any(rungs, units);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn arrange_avx2(&mut self, rungs: &[u32], units: &[u16]) {
+        self.arrange_on_any(rungs, units);
+    }
+
+    #[inline(always)]
+    fn arrange_on_any(&mut self, rungs: &[u32], units: &[u16]) {
+        // An odd–even transposition sort of each place's four quarters by
+        // their chains' rungs: an exchange round swaps adjacent rungs, so a
+        // pass of one parity moves every chain it changed; four sort any order.
+        for _ in 0..QUARTERS / 2 {
+            self.sort_pass([1, 0, 3, 2], rungs, units);
+            self.sort_pass([0, 2, 1, 3], rungs, units);
+        }
+    }
+
+    /// One pass of [`Group::arrange`]: each quarter q and its partner
+    /// `partner[q]` exchange the chains of a place where they are out of order.
+    #[inline(always)]
+    fn sort_pass(&mut self, partner: [usize; QUARTERS], rungs: &[u32], units: &[u16]) {
+        let mut chain_of_lane = [None; CHAINS_PER_GROUP];
+        for (chain, &lane) in self.lane_of_chain.iter().enumerate().take(rungs.len()) {
+            chain_of_lane[lane as usize] = Some(chain);
+        }
+        let rung = |lane: usize| chain_of_lane[lane].map(|c| rungs[c]);
+        let swap = Lanes(std::array::from_fn(|l| {
+            let other = partner[l / QUARTER] * QUARTER + l % QUARTER;
+            let (lower, upper) = (rung(l.min(other)), rung(l.max(other)));
+            -(lower.zip(upper).is_some_and(|(lower, upper)| lower > upper) as i16)
+        }));
+        if swap == Lanes::splat(0) {
+            return;
+        }
+        let moved = |v: Lanes| swap.select(v.quarters_from(partner), v);
+        for choice in &mut self.choice {
+            *choice = moved(*choice);
+        }
+        // Masked, as in the sweep: in bounds by construction, no check.
+        let mask = self.constraints.len() - 1;
+        let constraints = &mut self.constraints[..=mask];
+        for &k in units {
+            let unit = &mut constraints[k as usize & mask];
+            *unit = Constraint { total: moved(unit.total), weight: moved(unit.weight) };
+        }
+        let energy = self.energy;
+        for (l, energy_of) in self.energy.iter_mut().enumerate() {
+            if swap.0[l] < 0 {
+                *energy_of = energy[partner[l / QUARTER] * QUARTER + l % QUARTER];
+            }
+        }
+        for lane in &mut self.lane_of_chain {
+            let l = *lane as usize;
+            if swap.0[l] < 0 {
+                *lane = (partner[l / QUARTER] * QUARTER + l % QUARTER) as u8;
+            }
         }
     }
 
@@ -205,16 +332,22 @@ impl Group {
     fn run_avx2(&mut self, sweeps: Sweeps) {
         let mul_high = |a: Lanes, b: Lanes| a.mul_high_unsigned_avx2(b);
         match self.weight_tables.take() {
-            Some((rung, bits, tables)) => {
-                self.run_on_any(
-                    sweeps,
-                    |count| {
-                        let table = tables[count].registers_avx2();
+            Some((quarters, bits, tables)) => {
+                // A cell's table registers are loaded once, then read for each candidate.
+                if quarters.iter().all(|&r| r == quarters[0]) {
+                    let one = |count: usize| {
+                        let table = NibbleRegisters::one(&tables[count][0]);
                         Lookup(move |x| table.lookup(x))
-                    },
-                    mul_high,
-                );
-                self.weight_tables = Some((rung, bits, tables));
+                    };
+                    self.run_on_any(sweeps, one, mul_high);
+                } else {
+                    let four = |count: usize| {
+                        let table = NibbleRegisters::new(&tables[count]);
+                        Lookup(move |x| table.lookup(x))
+                    };
+                    self.run_on_any(sweeps, four, mul_high);
+                }
+                self.weight_tables = Some((quarters, bits, tables));
             }
             None => {
                 let (powers, bits) = (self.powers, sweeps.bits);
@@ -477,26 +610,27 @@ mod tests {
 
     /// The starting state and the sweep `run` picks (compiled for AVX2 where
     /// the CPU has it) leave every chain as those compiled for any x86-64
-    /// do, bit for bit: at two temperatures in alternate lanes, and at one,
+    /// do, bit for bit: at two temperatures in alternate lanes; at one,
     /// where the AVX2 sweep reads its weights from tables instead of
-    /// multiplying.
+    /// multiplying; and in ladders of four rungs, from each quarter's table.
     #[test]
     fn the_sweep_for_this_cpu_equals_the_sweep_for_any() {
-        let inkala = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
-        let grid = parse_grid(inkala.as_bytes(), Variant::Standard).unwrap();
-        let model = Model::build(&reduce(&grid, Reduce::Clues).unwrap()).unwrap();
-        let (table, rule) = (CellTable::new(&model), AdaptiveWeights::DEFAULT);
+        let (table, rule) = (CellTable::new(&inkala_model()), AdaptiveWeights::DEFAULT);
         let units = violable_units(&table);
-        let q = [(-1.0f64 / 1.2).exp(), (-1.0f64 / 0.8).exp()];
+        let q = [1.2, 0.8, 0.6, 0.5].map(|t: f64| (-1.0 / t).exp());
         let on_any = Group::random_on_any(&table, &units, Weights::Adaptive(rule), 7, Lanes::mul_high_unsigned);
-        let on_this = Group::random(&table, &units, Weights::Adaptive(rule), 7);
+        let on_this = Group::random(&table, &units, Weights::Adaptive(rule), 7, 1);
         assert!(on_any.choice == on_this.choice && on_any.constraints == on_this.constraints, "the starts differ");
-        let alternate: Vec<u32> = (0..CHAINS_PER_GROUP as u32).map(|l| l % 2).collect();
-        for rungs in [alternate, vec![0; CHAINS_PER_GROUP]] {
+        let chains = 0..CHAINS_PER_GROUP as u32;
+        let alternate: Vec<u32> = chains.clone().map(|c| c % 2).collect();
+        let ladders: Vec<u32> = chains.map(|c| [2, 0, 3, 1][c as usize % 4]).collect();
+        for (rungs, ladder_rungs, tables) in
+            [(alternate, 2, false), (vec![0; CHAINS_PER_GROUP], 1, true), (ladders, QUARTERS, true)]
+        {
             let sweeps = Sweeps { table: &table, units: &units, bits: bits(q[0]), rule: Some(rule), numbers: 0..40 };
-            let mut for_any = Group::random(&table, &units, Weights::Adaptive(rule), 7);
-            for_any.set_rungs(&rungs, &q.map(powers), sweeps.bits);
-            assert_eq!(for_any.weight_tables.is_some(), rungs[1] == 0, "tables where every chain is at one rung");
+            let mut for_any = Group::random(&table, &units, Weights::Adaptive(rule), 7, ladder_rungs);
+            for_any.set_rungs(&rungs, &q.map(powers), sweeps.bits, &units);
+            assert_eq!(for_any.weight_tables.is_some(), tables, "tables where each quarter is at one rung");
             let mut for_this = for_any.clone();
             let (chain_powers, chain_bits) = (for_any.powers, sweeps.bits);
             let mul_high = Lanes::mul_high_unsigned;
@@ -511,12 +645,56 @@ mod tests {
             }
             assert_ne!(
                 for_any.choice,
-                Group::random(&table, &units, Weights::Adaptive(rule), 7).choice,
+                Group::random(&table, &units, Weights::Adaptive(rule), 7, ladder_rungs).choice,
                 "the chains moved"
             );
             assert!(for_this.choice == for_any.choice, "the chains' candidates differ");
             assert!(for_this.constraints == for_any.constraints, "the chains' totals or weights differ");
             assert_eq!(for_this.energy, for_any.energy);
+        }
+    }
+
+    /// Chains of four-rung ladders stand in their rungs' quarters, at their
+    /// ladders' places, whatever the exchange did; each keeps its own
+    /// candidates, totals, weights and energy as it moves.
+    #[test]
+    fn chains_of_four_rung_ladders_move_to_their_rungs_quarters_with_their_states() {
+        let (table, rule) = (CellTable::new(&inkala_model()), AdaptiveWeights::DEFAULT);
+        let units = violable_units(&table);
+        let q = [0.4, 0.45, 0.5, 0.55].map(|t: f64| (-1.0 / t).exp()).map(powers);
+        let mut group = Group::random(&table, &units, Weights::Adaptive(rule), 3, QUARTERS);
+        let state = |g: &Group, chain: usize| {
+            let lane = g.lane(chain);
+            let constraints = g.constraints.iter().map(|k| (k.total.0[lane], k.weight.0[lane]));
+            (g.choice.iter().map(|c| c.0[lane]).collect::<Vec<_>>(), constraints.collect::<Vec<_>>(), g.energy[lane])
+        };
+        let mut random = crate::rng::WyRand::new(5);
+        let mut rungs: Vec<u32> = (0..CHAINS_PER_GROUP as u32).map(|c| c % 4).collect();
+        for round in 0..12 {
+            group.set_rungs(&rungs, &q, 4, &units);
+            for (chain, &rung) in rungs.iter().enumerate() {
+                assert_eq!(group.lane(chain), rung as usize * QUARTER + chain / QUARTERS, "round {round}");
+            }
+            let quarters = group.weight_tables.as_ref().map(|t| t.0);
+            assert_eq!(quarters, Some([0, 1, 2, 3]), "round {round}");
+            let sweeps = Sweeps { table: &table, units: &units, bits: 4, rule: Some(rule), numbers: 0..3 };
+            group.run(sweeps);
+            let before: Vec<_> = (0..CHAINS_PER_GROUP).map(|c| state(&group, c)).collect();
+            // Each ladder's rungs in a new order: adjacent swaps as an
+            // exchange round makes them, or, every third round, any order.
+            for ladder in rungs.chunks_mut(QUARTERS) {
+                let swaps = if round % 3 == 2 { 6 } else { 1 };
+                for _ in 0..swaps {
+                    let (a, b) = ((random.next_u64() % 4) as u32, (random.next_u64() % 4) as u32);
+                    let (i, j) =
+                        (ladder.iter().position(|&r| r == a).unwrap(), ladder.iter().position(|&r| r == b).unwrap());
+                    ladder.swap(i, j);
+                }
+            }
+            group.set_rungs(&rungs, &q, 4, &units);
+            for (chain, state_before) in before.iter().enumerate() {
+                assert!(state(&group, chain) == *state_before, "round {round}: chain {chain} lost its state");
+            }
         }
     }
 
@@ -528,8 +706,8 @@ mod tests {
         for t in [0.5, 0.8, 1.2, 1.5] {
             let (q, b) = ((-1.0f64 / t).exp(), bits((-1.0f64 / t).exp()));
             let rung_powers = [powers(q)];
-            let mut group = Group::random(&CellTable::new(&inkala_model()), &[], Weights::Fixed, 1);
-            group.set_rungs(&[0; CHAINS_PER_GROUP], &rung_powers, b.min(TABLE_BITS));
+            let mut group = Group::random(&CellTable::new(&inkala_model()), &[], Weights::Fixed, 1, 1);
+            group.set_rungs(&[0; CHAINS_PER_GROUP], &rung_powers, b.min(TABLE_BITS), &[]);
             let (_, _, tables) = group.weight_tables.clone().expect("one rung, few bits");
             assert_eq!(tables.len(), group.most_candidates + 1, "a table for every count up to the most candidates");
             for c in 1..=group.most_candidates {
@@ -542,7 +720,7 @@ mod tests {
                         "T {t} c {c} x {l}"
                     );
                 }
-                let stored: Vec<i16> = (0..16).map(|l| tables[c].get(l) as i16).collect();
+                let stored: Vec<i16> = (0..16).map(|l| tables[c][0].get(l) as i16).collect();
                 assert_eq!(stored, products.0[..16], "T {t} c {c}");
             }
         }
@@ -555,11 +733,11 @@ mod tests {
         let q = [(-1.0f64 / 1.2).exp(), (-1.0f64 / 0.8).exp()].map(powers);
         let (one, alternate) = (vec![0; CHAINS_PER_GROUP], (0..CHAINS_PER_GROUP as u32).map(|l| l % 2).collect());
         for (first, then) in [(&one, &alternate), (&alternate, &one)] {
-            let mut fresh = Group::random(&table, &[], Weights::Fixed, 1);
+            let mut fresh = Group::random(&table, &[], Weights::Fixed, 1, 1);
             let mut reset = fresh.clone();
-            reset.set_rungs(first, &q, 4);
-            reset.set_rungs(then, &q, 4);
-            fresh.set_rungs(then, &q, 4);
+            reset.set_rungs(first, &q, 4, &[]);
+            reset.set_rungs(then, &q, 4, &[]);
+            fresh.set_rungs(then, &q, 4, &[]);
             assert_eq!(reset.powers, fresh.powers);
             assert_eq!(reset.weight_tables, fresh.weight_tables);
         }

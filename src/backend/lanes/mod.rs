@@ -24,6 +24,9 @@
 //!   changes, by −2 Σ w.
 //! - Random numbers come from xorshift128+, 16 bits per chain per cell,
 //!   seeded per group from the counter-based streams (`rng.rs`).
+//! - The chains of four-rung ladders move between lanes, each to its rung's
+//!   quarter of the vector, so the weights come from a table per quarter
+//!   (`group.rs`); a chain then draws its new lane's random numbers.
 
 use std::ops::Range;
 
@@ -114,19 +117,19 @@ impl Chains for Puzzle {
         };
         groups.par_iter_mut().zip(rung_of_replica.par_chunks(CHAINS_PER_GROUP)).for_each(|(group, rungs)| {
             let bits = rungs.iter().map(|&r| rung_bits[r as usize]).max().unwrap_or(1);
-            group.set_rungs(rungs, rung_powers, bits);
+            group.set_rungs(rungs, rung_powers, bits, units);
             group.run(Sweeps { table, units, bits, rule, numbers: first..first + count });
         });
         *sweeps_done += count;
     }
 
     fn energies(&self) -> Vec<i32> {
-        self.groups.iter().flat_map(|g| g.energy).collect()
+        self.groups.iter().flat_map(|g| (0..CHAINS_PER_GROUP).map(|chain| g.energy[g.lane(chain)])).collect()
     }
 
     fn spins(&self, replica: usize) -> Vec<u8> {
         let group = &self.groups[replica / CHAINS_PER_GROUP];
-        let lane = replica % CHAINS_PER_GROUP;
+        let lane = group.lane(replica % CHAINS_PER_GROUP);
         let choice: Vec<u8> = group.choice.iter().map(|c| c.0[lane] as u8).collect();
         self.table.spins_of(&choice, self.spins)
     }
@@ -136,7 +139,7 @@ impl Chains for Puzzle {
         match self.weights {
             Weights::Fixed => Vec::new(),
             Weights::Adaptive(_) => {
-                let lane = replica % CHAINS_PER_GROUP;
+                let lane = group.lane(replica % CHAINS_PER_GROUP);
                 group.constraints[self.table.unit_constraints()].iter().map(|k| k.weight.0[lane] as u8).collect()
             }
         }
@@ -184,7 +187,7 @@ impl Backend for LanesBackend {
         let (rung_powers, rung_bits) = (q.iter().map(|&q| powers(q)).collect(), q.iter().map(|&q| bits(q)).collect());
         let units = violable_units(&table);
         let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
-            .map(|g| Group::random(&table, &units, weights, stream_key(problem.seed, g as u32)))
+            .map(|g| Group::random(&table, &units, weights, stream_key(problem.seed, g as u32), rungs))
             .collect();
         let spins = problem.model.len();
         self.slots.load(slot, Puzzle { table, units, weights, rung_powers, rung_bits, groups, spins, sweeps_done: 0 });
