@@ -149,6 +149,43 @@ fn cell_moves_one_thread(c: &mut Criterion) {
     group.finish();
 }
 
+/// cpu-lanes on the public 25×25 at its defaults (8 ladders of 4 rungs,
+/// the 25×25 weights), one thread, in calls of the defaults' 5 sweeps
+/// whose rungs alternate between two orders as exchange rounds leave them:
+/// before each call the chains that changed rung move to their rung's
+/// quarter of the lanes, where the weights come from tables.
+fn cell_moves_ladder_one_thread(c: &mut Criterion) {
+    let defaults = BackendKind::CpuLanes.defaults(Variant::Standard, None);
+    let (tempering, rule) = (defaults.largest_boards.tempering, defaults.largest_boards.weights);
+    let line = include_str!("../examples/25x25.txt").lines().find(|l| !l.starts_with('#')).unwrap();
+    let grid = parse_grid(&line.as_bytes()[..625], Variant::Standard).unwrap();
+    let model = Model::build(&reduce(&grid, Reduce::Clues).unwrap()).unwrap();
+    let ladder = Ladder::geometric(tempering.replicas, tempering.t_min, tempering.t_max);
+    let dynamics = Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(rule) };
+    let (rungs, chains) = (tempering.replicas, tempering.replicas * tempering.ladders);
+    let shape = Shape { n: 25, variant: Variant::Standard };
+    let mut backend = LanesBackend::new();
+    backend.configure(Layout { shape, slots: 1, replicas_per_slot: chains, rungs, dynamics }).unwrap();
+    backend.load(0, &Problem::with_dynamics(&model, &ladder, 1, dynamics)).unwrap();
+    // Each ladder's rungs in order, then with its two lower and its two upper rungs swapped.
+    let orders: [Vec<u32>; 2] = [[0, 1, 2, 3], [1, 0, 3, 2]].map(|o| (0..chains).map(|c| o[c % rungs]).collect());
+    let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    one_thread.install(|| backend.sweep(&orders[0], &[200]).unwrap());
+    let mut group = c.benchmark_group("cell_moves_ladder_one_thread");
+    group.throughput(Throughput::Elements(2 * defaults.exchange_every as u64 * model.len() as u64 * chains as u64));
+    let name = format!("25x25, {} ladders of {rungs} rungs", tempering.ladders);
+    group.bench_function(BenchmarkId::new(backend.name(), name), |b| {
+        b.iter(|| {
+            one_thread.install(|| {
+                for order in &orders {
+                    backend.sweep(order, &[defaults.exchange_every]).unwrap();
+                }
+            })
+        })
+    });
+    group.finish();
+}
+
 /// Sweeps per dispatch in the GPU benches: GPU_BENCH_SWEEPS, else 100.
 fn gpu_bench_sweeps() -> u32 {
     std::env::var("GPU_BENCH_SWEEPS").ok().and_then(|v| v.parse().ok()).unwrap_or(100)
@@ -278,6 +315,7 @@ criterion_group!(
     cpu_backends_one_thread,
     cpu_bits_one_temperature,
     cell_moves_one_thread,
+    cell_moves_ladder_one_thread,
     gpu_sweep,
     gpu_cells_large
 );
