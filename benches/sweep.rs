@@ -28,6 +28,13 @@ fn inkala(mode: Reduce) -> Model {
     Model::build(&reduce(&parse_grid(INKALA.as_bytes(), Variant::Standard).unwrap(), mode).unwrap()).unwrap()
 }
 
+/// The public 25×25 of `examples/25x25.txt`, its clues applied.
+fn public_25x25() -> Model {
+    let line = include_str!("../examples/25x25.txt").lines().find(|l| !l.starts_with('#')).unwrap();
+    let grid = parse_grid(&line.as_bytes()[..625], Variant::Standard).unwrap();
+    Model::build(&reduce(&grid, Reduce::Clues).unwrap()).unwrap()
+}
+
 /// One replica on one thread, at the default ladder's coldest and hottest rungs.
 fn cpu_sweep_one_thread(c: &mut Criterion) {
     let settings = Settings::plain_model();
@@ -157,9 +164,7 @@ fn cell_moves_one_thread(c: &mut Criterion) {
 fn cell_moves_ladder_one_thread(c: &mut Criterion) {
     let defaults = BackendKind::CpuLanes.defaults(Variant::Standard, None);
     let (tempering, rule) = (defaults.largest_boards.tempering, defaults.largest_boards.weights);
-    let line = include_str!("../examples/25x25.txt").lines().find(|l| !l.starts_with('#')).unwrap();
-    let grid = parse_grid(&line.as_bytes()[..625], Variant::Standard).unwrap();
-    let model = Model::build(&reduce(&grid, Reduce::Clues).unwrap()).unwrap();
+    let model = public_25x25();
     let ladder = Ladder::geometric(tempering.replicas, tempering.t_min, tempering.t_max);
     let dynamics = Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(rule) };
     let (rungs, chains) = (tempering.replicas, tempering.replicas * tempering.ladders);
@@ -280,9 +285,7 @@ fn gpu_cells_large(c: &mut Criterion) {
     let sweeps = gpu_bench_sweeps();
     let (options, variant) = gpu_bench_kernel();
     let shape = Shape { n: 25, variant: Variant::Standard };
-    let line = include_str!("../examples/25x25.txt").lines().find(|l| !l.starts_with('#')).unwrap();
-    let grid = parse_grid(&line.as_bytes()[..625], Variant::Standard).unwrap();
-    let model = Model::build(&reduce(&grid, Reduce::Clues).unwrap()).unwrap();
+    let model = public_25x25();
     let dynamics = Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(AdaptiveWeights::DEFAULT) };
     let ladder = Ladder::geometric(1, 0.45, 0.45);
     let problem = Problem::with_dynamics(&model, &ladder, 1, dynamics);
