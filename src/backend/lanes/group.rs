@@ -283,8 +283,10 @@ impl Group {
             chain_of_lane[lane as usize] = Some(chain);
         }
         let rung = |lane: usize| chain_of_lane[lane].map(|c| rungs[c]);
+        // The lane at a lane's place in its quarter's partner.
+        let partner_lane = |l: usize| partner[l / QUARTER] * QUARTER + l % QUARTER;
         let swap = Lanes(std::array::from_fn(|l| {
-            let other = partner[l / QUARTER] * QUARTER + l % QUARTER;
+            let other = partner_lane(l);
             let (lower, upper) = (rung(l.min(other)), rung(l.max(other)));
             -(lower.zip(upper).is_some_and(|(lower, upper)| lower > upper) as i16)
         }));
@@ -305,13 +307,13 @@ impl Group {
         let energy = self.energy;
         for (l, energy_of) in self.energy.iter_mut().enumerate() {
             if swap.0[l] < 0 {
-                *energy_of = energy[partner[l / QUARTER] * QUARTER + l % QUARTER];
+                *energy_of = energy[partner_lane(l)];
             }
         }
         for lane in &mut self.lane_of_chain {
             let l = *lane as usize;
             if swap.0[l] < 0 {
-                *lane = (partner[l / QUARTER] * QUARTER + l % QUARTER) as u8;
+                *lane = partner_lane(l) as u8;
             }
         }
     }
