@@ -12,7 +12,7 @@ use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::lanes::LanesBackend;
 use sudoku_anneal::backend::tables::SpinTable;
 use sudoku_anneal::backend::{Backend, Layout, Problem};
-use sudoku_anneal::dynamics::{AdaptiveWeights, Dynamics, Moves, Weights};
+use sudoku_anneal::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, Weights};
 use sudoku_anneal::grid::{Shape, Variant};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::parse_grid;
@@ -133,7 +133,11 @@ fn cpu_bits_one_temperature(c: &mut Criterion) {
 fn cell_moves_one_thread(c: &mut Criterion) {
     let model = inkala(Reduce::Clues);
     let ladder = Ladder { temperatures: vec![1.2] };
-    let dynamics = Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(AdaptiveWeights::DEFAULT) };
+    let dynamics = Dynamics {
+        moves: Moves::Cell,
+        weights: Weights::Adaptive(AdaptiveWeights::DEFAULT),
+        completion: Completion::Off,
+    };
     let chains = 32;
     let layout = Layout { shape: Shape::CLASSIC, slots: 1, replicas_per_slot: chains, rungs: 1, dynamics };
     let rungs = vec![0; chains];
@@ -166,7 +170,7 @@ fn cell_moves_ladder_one_thread(c: &mut Criterion) {
     let (tempering, rule) = (defaults.largest_boards.tempering, defaults.largest_boards.weights);
     let model = public_25x25();
     let ladder = Ladder::geometric(tempering.replicas, tempering.t_min, tempering.t_max);
-    let dynamics = Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(rule) };
+    let dynamics = Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(rule), completion: Completion::Off };
     let (rungs, chains) = (tempering.replicas, tempering.replicas * tempering.ladders);
     let shape = Shape { n: 25, variant: Variant::Standard };
     let mut backend = LanesBackend::new();
@@ -220,8 +224,14 @@ fn gpu_sweep(c: &mut Criterion) {
     let default_ladder = Ladder::geometric(settings.replicas, settings.t_min, settings.t_max);
     let one_temperature = Ladder::geometric(1, 0.63, 0.63);
     let heat_bath = Ladder::geometric(1, 1.2, 1.2);
-    let (plain, cells) =
-        (Dynamics::default(), Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(AdaptiveWeights::DEFAULT) });
+    let (plain, cells) = (
+        Dynamics::default(),
+        Dynamics {
+            moves: Moves::Cell,
+            weights: Weights::Adaptive(AdaptiveWeights::DEFAULT),
+            completion: Completion::Off,
+        },
+    );
     let cases = [
         (BackendKind::Gpu, plain, &default_ladder),
         (BackendKind::Gpu, cells, &heat_bath),
@@ -286,7 +296,11 @@ fn gpu_cells_large(c: &mut Criterion) {
     let (options, variant) = gpu_bench_kernel();
     let shape = Shape { n: 25, variant: Variant::Standard };
     let model = public_25x25();
-    let dynamics = Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(AdaptiveWeights::DEFAULT) };
+    let dynamics = Dynamics {
+        moves: Moves::Cell,
+        weights: Weights::Adaptive(AdaptiveWeights::DEFAULT),
+        completion: Completion::Off,
+    };
     let ladder = Ladder::geometric(1, 0.45, 0.45);
     let problem = Problem::with_dynamics(&model, &ladder, 1, dynamics);
     let mut gpu = match GpuBackend::with_options(adapter, BackendKind::Gpu, options) {

@@ -13,6 +13,12 @@
 //!   gains 1 (up to a cap), and every `relax_every` sweeps every weight
 //!   above the base loses 1. All weights are at least 1, so energy 0 still
 //!   means solved.
+//! - `singles` completion (`--complete`, cpu-lanes): every other sweep,
+//!   each chain's cells outside the houses of its violated units are kept
+//!   and the rest filled by naked and hidden singles; a chain whose grid
+//!   fills without a contradiction moves to that solution. It reads the
+//!   chain and leaves it as it is otherwise, so the chains' distribution
+//!   until a solution is the move set's own.
 
 use crate::tempering::Ladder;
 
@@ -72,17 +78,30 @@ impl Weights {
     }
 }
 
-/// The move set and the weights together.
+/// `--complete`: what the chains' grids are given besides their moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Completion {
+    /// Nothing: a chain reaches a solution by its moves alone.
+    #[default]
+    Off,
+    /// Every other sweep, a chain's grid outside the houses of its violated
+    /// units, completed by naked and hidden singles where they fill it.
+    Singles,
+}
+
+/// The move set, the weights and the completion together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Dynamics {
     pub moves: Moves,
     pub weights: Weights,
+    pub completion: Completion,
 }
 
 impl Default for Dynamics {
     /// The plain model with single-spin moves.
     fn default() -> Dynamics {
-        Dynamics { moves: Moves::Spin, weights: Weights::Fixed }
+        Dynamics { moves: Moves::Spin, weights: Weights::Fixed, completion: Completion::Off }
     }
 }
 

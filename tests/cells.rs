@@ -5,7 +5,7 @@
 //! (That the moves sample the right distribution is in tempering.rs.)
 
 use sudoku_anneal::backend::{cpu::CpuBackend, lanes::LanesBackend, Backend, Layout, Problem};
-use sudoku_anneal::dynamics::{AdaptiveWeights, Dynamics, Moves, Weights};
+use sudoku_anneal::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, Weights};
 use sudoku_anneal::grid::{Shape, Variant};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::reduce::{reduce, Reduce};
@@ -84,10 +84,12 @@ fn cell_moves_keep_one_candidate_per_cell_and_their_energies_straight() {
     }
     for model in &models {
         for weights in [Weights::Fixed, adaptive] {
-            let dynamics = Dynamics { moves: Moves::Cell, weights };
+            let dynamics = Dynamics { moves: Moves::Cell, weights, completion: Completion::Off };
             assert_books_balance(model, dynamics, &mut CpuBackend::new(), (3, 5));
-            for ladders in [(3, 5), (4, 8)] {
-                assert_books_balance(model, dynamics, &mut LanesBackend::new(), ladders);
+            for (ladders, completion) in
+                [((3, 5), Completion::Off), ((4, 8), Completion::Off), ((4, 8), Completion::Singles)]
+            {
+                assert_books_balance(model, Dynamics { completion, ..dynamics }, &mut LanesBackend::new(), ladders);
             }
         }
     }

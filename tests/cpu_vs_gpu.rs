@@ -7,7 +7,7 @@ use sudoku_anneal::backend::cpu::CpuBackend;
 use sudoku_anneal::backend::gpu::kernel::KernelOptions;
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{Backend, Layout, Problem};
-use sudoku_anneal::dynamics::{AdaptiveWeights, Dynamics, Moves, Weights};
+use sudoku_anneal::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, Weights};
 use sudoku_anneal::grid::{Grid, Variant};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::{Entry, PuzzleReader};
@@ -60,18 +60,22 @@ const ADAPTIVE: Weights = Weights::Adaptive(AdaptiveWeights { base: 2, cap: 5, r
 const KERNELS: [Kernel; 4] = [
     Kernel {
         kind: BackendKind::Gpu,
-        dynamics: Dynamics { moves: Moves::Spin, weights: Weights::Fixed },
+        dynamics: Dynamics { moves: Moves::Spin, weights: Weights::Fixed, completion: Completion::Off },
         options: PLAIN,
     },
     Kernel {
         kind: BackendKind::Gpu,
-        dynamics: Dynamics { moves: Moves::Cell, weights: Weights::Fixed },
+        dynamics: Dynamics { moves: Moves::Cell, weights: Weights::Fixed, completion: Completion::Off },
         options: PLAIN,
     },
-    Kernel { kind: BackendKind::Gpu, dynamics: Dynamics { moves: Moves::Cell, weights: ADAPTIVE }, options: PLAIN },
+    Kernel {
+        kind: BackendKind::Gpu,
+        dynamics: Dynamics { moves: Moves::Cell, weights: ADAPTIVE, completion: Completion::Off },
+        options: PLAIN,
+    },
     Kernel {
         kind: BackendKind::GpuBits,
-        dynamics: Dynamics { moves: Moves::Spin, weights: Weights::Fixed },
+        dynamics: Dynamics { moves: Moves::Spin, weights: Weights::Fixed, completion: Completion::Off },
         options: PLAIN,
     },
 ];

@@ -7,7 +7,7 @@
 //!
 //! [`Settings::for_backend`]: crate::settings::Settings::for_backend
 
-use crate::dynamics::{AdaptiveWeights, Dynamics, Moves, WeightRule};
+use crate::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, WeightRule};
 use crate::error::{Error, Result};
 use crate::grid::Variant;
 use crate::tempering::{default_temperatures, Ladders};
@@ -53,6 +53,7 @@ pub struct Defaults {
     pub exchange_every: u32,
     pub moves: Moves,
     pub weights: WeightRule,
+    pub completion: Completion,
     /// Boards of side 9 and less, larger ones, and the largest (25×25).
     pub small_boards: BoardDefaults,
     pub large_boards: BoardDefaults,
@@ -186,6 +187,7 @@ impl BackendKind {
     pub fn sweep(self, dynamics: Dynamics) -> Option<Sweep> {
         let plain = dynamics == Dynamics::default();
         match (self, dynamics.moves) {
+            (_, _) if dynamics.completion != Completion::Off && self != BackendKind::CpuLanes => None,
             (BackendKind::Cpu | BackendKind::Gpu, Moves::Spin) => Some(Sweep::Spins),
             (BackendKind::Cpu | BackendKind::Gpu, Moves::Cell) => Some(Sweep::Cells),
             (BackendKind::CpuLanes, Moves::Cell) => Some(Sweep::Lanes),
@@ -198,9 +200,9 @@ impl BackendKind {
     /// Whether it runs `dynamics`, or the error that says what it does run.
     pub fn check_runs(self, dynamics: Dynamics) -> Result<()> {
         let what = match self {
-            BackendKind::Cpu | BackendKind::Gpu => "every move set",
+            BackendKind::Cpu | BackendKind::Gpu => "every move set, without completion (--complete off)",
             BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => {
-                "single-spin moves on the plain model only (--moves spin --weights fixed)"
+                "single-spin moves on the plain model only (--moves spin --weights fixed --complete off)"
             }
             BackendKind::CpuLanes => "cell moves only (--moves cell)",
         };
@@ -238,20 +240,23 @@ impl BackendKind {
     /// to 1.2 on 25×25 puzzles, less on empty boards and Latin squares too),
     /// and on 25×25 boards finer weights with a ladder to match.
     fn cell_defaults(self) -> Defaults {
-        let (batch, exchange_every) = match self {
-            // A puzzle per thread on the lanes backend (32 chains: two groups of 16).
-            BackendKind::CpuLanes => (BatchSize::OnePerThread, 5),
+        let (batch, exchange_every, completion) = match self {
+            // A puzzle per thread on the lanes backend (32 chains: two groups
+            // of 16), and its chains' grids completed by singles (1.4 to 1.7
+            // times less CPU time on the hardest classes: BENCHMARKS.md).
+            BackendKind::CpuLanes => (BatchSize::OnePerThread, 5, Completion::Singles),
             // Measured on an H200 (BENCHMARKS.md, 2026-11-26): 10,000 hardest
             // puzzles ran at 2,600/s with 256 in flight (8,192 replicas),
             // 1,800/s with 2,048; 128 ran 10 % faster on 1.7x the host CPU.
-            BackendKind::Gpu => (BatchSize::Puzzles(256), 20),
-            _ => (BatchSize::Puzzles(1), 5),
+            BackendKind::Gpu => (BatchSize::Puzzles(256), 20, Completion::Off),
+            _ => (BatchSize::Puzzles(1), 5, Completion::Off),
         };
         Defaults {
             batch,
             exchange_every,
             moves: Moves::Cell,
             weights: WeightRule::Adaptive,
+            completion,
             small_boards: BoardDefaults {
                 tempering: Ladders { ladders: 32, replicas: 1, t_min: CELL_TEMPERATURE, t_max: CELL_TEMPERATURE },
                 weights: AdaptiveWeights::DEFAULT,
@@ -298,6 +303,7 @@ impl BackendKind {
             exchange_every,
             moves: Moves::Spin,
             weights: WeightRule::Fixed,
+            completion: Completion::Off,
             small_boards: board(small_boards),
             large_boards: board(large_boards),
             largest_boards: board(large_boards),

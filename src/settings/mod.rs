@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::backend::kind::{BackendKind, BoardDefaults};
 use crate::backend::Backend;
-use crate::dynamics::{AdaptiveWeights, Dynamics, Moves, WeightRule, Weights};
+use crate::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, WeightRule, Weights};
 use crate::error::{Error, Result};
 use crate::grid::{Shape, Variant, LARGEST_BOARD_ORDER, SMALL_BOARD_ORDER};
 use crate::reduce::Reduce;
@@ -42,6 +42,7 @@ pub struct Settings {
     pub variant: Variant,
     pub moves: Moves,
     pub weights: Weights,
+    pub completion: Completion,
     /// The ladders for boards of order 9 or less where they differ from
     /// the ones above; `None`: the same for every board.
     pub small_boards: Option<Ladders>,
@@ -170,6 +171,7 @@ impl Settings {
             variant,
             moves,
             weights: large_weights,
+            completion: o.complete.unwrap_or(defaults.completion),
             small_boards: own_ladder(small),
             small_board_weights: (small_weights != large_weights).then_some(small_weights),
             small_board_budget: (small_budget != large_budget).then_some(small_budget),
@@ -206,7 +208,7 @@ impl Settings {
     }
 
     pub fn dynamics(&self) -> Dynamics {
-        Dynamics { moves: self.moves, weights: self.weights }
+        Dynamics { moves: self.moves, weights: self.weights, completion: self.completion }
     }
 
     pub fn validate(&self) -> Result<()> {

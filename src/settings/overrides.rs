@@ -2,7 +2,7 @@
 
 use super::{Budget, LARGE_BOARD_BUDGET, SEED, SMALL_BOARD_BUDGET};
 use crate::backend::kind::{BackendKind, BoardDefaults, Defaults};
-use crate::dynamics::{AdaptiveWeights, Moves, WeightRule};
+use crate::dynamics::{AdaptiveWeights, Completion, Moves, WeightRule};
 use crate::error::{Error, Result};
 use crate::grid::Variant;
 use crate::reduce::Reduce;
@@ -47,6 +47,8 @@ pub struct Overrides {
     pub weight_cap: Option<u8>,
     #[arg(long, help = relax_help())]
     pub relax_every: Option<u32>,
+    #[arg(long, value_enum, help = per_backend("What the chains' grids get besides their moves: nothing, or every other sweep the cells outside the houses of a chain's violated units kept and the rest filled by naked and hidden singles, the chain moving to the solution where they fill it (cpu-lanes, boards up to 16×16 without diagonals)", |d| format!("{:?}", d.completion).to_lowercase()))]
+    pub complete: Option<Completion>,
     #[command(flatten)]
     pub model: ModelOptions,
 }
@@ -207,8 +209,8 @@ mod tests {
         assert!(refused(&[("colour", "red")]).starts_with("unexpected argument '--colour' found"));
         assert!(refused(&[("moves", "both")]).starts_with("invalid value 'both' for '--moves <MOVES>'"));
         let names = Overrides::names();
-        assert_eq!(names.len(), 17, "{names:?}");
-        assert!(["seed", "t_min", "weight_cap", "relax_every", "reduce", "variant"]
+        assert_eq!(names.len(), 18, "{names:?}");
+        assert!(["seed", "t_min", "weight_cap", "relax_every", "complete", "reduce", "variant"]
             .iter()
             .all(|n| names.contains(&n.to_string())));
         assert!(names.iter().all(|name| Overrides::from_pairs([(name.as_str(), "default")]).is_ok()), "{names:?}");

@@ -2,6 +2,7 @@
 
 use std::ops::Range;
 
+use super::complete::{Completion, CompletionScratch};
 #[cfg(target_arch = "x86_64")]
 use super::vector::NibbleRegisters;
 use super::vector::{Lanes, NibbleTable, Random, LANES as CHAINS_PER_GROUP, QUARTER};
@@ -18,6 +19,11 @@ pub(super) fn has_avx2() -> bool {
     #[cfg(not(target_arch = "x86_64"))]
     false
 }
+
+/// Sweeps between two completions of the chains' grids: after every sweep
+/// a hardest-class run takes 1.05 times the CPU time of every other sweep
+/// (a completion costs about a sweep; BENCHMARKS.md).
+const COMPLETE_EVERY: u32 = 2;
 
 /// Quarters of a group's lanes, and the rungs of a ladder whose chains
 /// each stand in their rung's quarter (`Group::arrange`).
@@ -80,6 +86,9 @@ pub(super) struct Group {
     /// (every call, at one temperature) sets nothing (2 % of a
     /// hardest-class run went to setting them again).
     rungs_set: (Vec<u32>, usize),
+    /// Made at a group's first completion: an easy puzzle solved before
+    /// it makes none.
+    completion_scratch: Option<Box<CompletionScratch>>,
 }
 
 /// A cell's candidate energies and heat-bath weights, while it is updated.
@@ -101,6 +110,8 @@ pub(super) struct Sweeps<'a> {
     pub(super) rule: Option<AdaptiveWeights>,
     /// The sweeps' numbers (relaxing ones are multiples of `relax_every`, counted from 1).
     pub(super) numbers: Range<u32>,
+    /// Completion's tables, where the chains' grids are completed.
+    pub(super) completion: Option<&'a Completion>,
 }
 
 impl Group {
@@ -190,6 +201,7 @@ impl Group {
             most_candidates: (0..table.len()).map(|i| table.candidates(i).len()).max().unwrap_or(0),
             scratch: Scratch { energies: [Lanes::splat(0); MAX_N], masses: [Lanes::splat(0); MAX_N] },
             rungs_set: (Vec::new(), 0),
+            completion_scratch: None,
         };
         group.energy = group.energies(units);
         group
@@ -382,6 +394,17 @@ impl Group {
                 5 => self.sweep::<5, W>(sweeps.table, sweeps.bits, &weights, &mul_high),
                 width => unreachable!("no board has candidates in {width} units"),
             }
+            // Counted from 1, as the relaxing sweeps are.
+            if let Some(completion) = sweeps.completion.filter(|_| (s + 1).is_multiple_of(COMPLETE_EVERY)) {
+                let complete = match sweeps.table.unit_width {
+                    2 => self.complete::<2>(sweeps.table, sweeps.units, completion),
+                    3 => self.complete::<3>(sweeps.table, sweeps.units, completion),
+                    width => unreachable!("completion on cells in {width} houses"),
+                };
+                if complete {
+                    break;
+                }
+            }
             if let Some(rule) = sweeps.rule {
                 let relax = (s + 1).is_multiple_of(rule.relax_every);
                 self.adapt(sweeps.units, rule.base as i16, rule.cap as i16, relax);
@@ -492,6 +515,38 @@ impl Group {
             }
             *choice = pick;
         }
+    }
+
+    /// Moves every chain whose grid completion fills to that solution (its
+    /// candidates and totals; its weights stay): whether any did. The
+    /// call's sweeps then stop, so the solver finds the solution at the
+    /// call's end; it counts the sweeps not run as work.
+    #[inline(always)]
+    fn complete<const W: usize>(&mut self, table: &CellTable, units: &[u16], completion: &Completion) -> bool {
+        let mask = self.constraints.len() - 1;
+        let scratch = self.completion_scratch.get_or_insert_with(Box::default);
+        let filled = completion.fill::<W>(table, &self.choice, &self.constraints, units, scratch);
+        if filled.is_zero() {
+            return false;
+        }
+        let placed = completion.placed(scratch);
+        let constraints = &mut self.constraints[..=mask];
+        for (i, choice) in self.choice.iter_mut().enumerate() {
+            let current = *choice;
+            let mut pick = current;
+            for (c, j) in table.candidates(i).enumerate() {
+                let is = placed[i].eq_mask(Lanes::splat(completion.candidate_bit(j))) & filled;
+                pick = is.select(Lanes::splat(c as i16), pick);
+            }
+            for (c, j) in table.candidates(i).enumerate() {
+                let delta = current.eq_mask(Lanes::splat(c as i16)) - pick.eq_mask(Lanes::splat(c as i16));
+                for &k in table.units_of(j) {
+                    constraints[k as usize & mask].total += delta;
+                }
+            }
+            *choice = pick;
+        }
+        true
     }
 
     /// After a sweep: +1 on each violated unit up to `cap`, and on a
@@ -618,13 +673,16 @@ mod tests {
 
     /// The starting state and the sweep `run` picks (compiled for AVX2 where
     /// the CPU has it) leave every chain as those compiled for any x86-64
-    /// do, bit for bit: at two temperatures in alternate lanes; at one,
-    /// where the AVX2 sweep reads its weights from tables instead of
-    /// multiplying; and in ladders of four rungs, from each quarter's table.
+    /// do, bit for bit, the chains' grids completed every other sweep: at
+    /// two temperatures in alternate lanes; at one, where the AVX2 sweep
+    /// reads its weights from tables instead of multiplying; and in ladders
+    /// of four rungs, from each quarter's table.
     #[test]
     fn the_sweep_for_this_cpu_equals_the_sweep_for_any() {
-        let (table, rule) = (CellTable::new(&inkala_model()), AdaptiveWeights::DEFAULT);
+        let (model, rule) = (inkala_model(), AdaptiveWeights::DEFAULT);
+        let table = CellTable::new(&model);
         let units = violable_units(&table);
+        let completion = Completion::new(&model, &table, &units).expect("a 9×9 board");
         let q = [1.2, 0.8, 0.6, 0.5].map(|t: f64| (-1.0 / t).exp());
         let on_any = Group::random_on_any(&table, &units, Weights::Adaptive(rule), 7, Lanes::mul_high_unsigned);
         let on_this = Group::random(&table, &units, Weights::Adaptive(rule), 7, 1);
@@ -635,7 +693,8 @@ mod tests {
         for (rungs, ladder_rungs, tables) in
             [(alternate, 2, false), (vec![0; CHAINS_PER_GROUP], 1, true), (ladders, QUARTERS, true)]
         {
-            let sweeps = Sweeps { table: &table, units: &units, bits: bits(q[0]), rule: Some(rule), numbers: 0..40 };
+            let (bits, completion) = (bits(q[0]), Some(&completion));
+            let sweeps = Sweeps { table: &table, units: &units, bits, rule: Some(rule), numbers: 0..40, completion };
             let mut for_any = Group::random(&table, &units, Weights::Adaptive(rule), 7, ladder_rungs);
             for_any.set_rungs(&rungs, &q.map(powers), sweeps.bits, &units);
             assert_eq!(for_any.weight_tables.is_some(), tables, "tables where each quarter is at one rung");
@@ -686,7 +745,8 @@ mod tests {
             }
             let quarters = group.weight_tables.as_ref().map(|t| t.0);
             assert_eq!(quarters, Some([0, 1, 2, 3]), "round {round}");
-            let sweeps = Sweeps { table: &table, units: &units, bits: 4, rule: Some(rule), numbers: 0..3 };
+            let sweeps =
+                Sweeps { table: &table, units: &units, bits: 4, rule: Some(rule), numbers: 0..3, completion: None };
             group.run(sweeps);
             let before: Vec<_> = (0..CHAINS_PER_GROUP).map(|c| state(&group, c)).collect();
             // Each ladder's rungs in a new order: two of them swapped, or,

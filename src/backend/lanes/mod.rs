@@ -36,14 +36,16 @@ use super::kind::BackendKind;
 use super::slots::{Chains, Slots};
 use super::tables::CellTable;
 use super::{Backend, Layout, Problem};
-use crate::dynamics::{Weights, HEAT_BATH_ONE};
+use crate::dynamics::{Completion as DynamicsCompletion, Weights, HEAT_BATH_ONE};
 use crate::error::Result;
 use crate::grid::{Shape, MAX_N};
 use crate::rng::stream_key;
 
+mod complete;
 mod group;
 mod vector;
 
+use complete::Completion;
 use group::{has_avx2, Group, Sweeps};
 pub use vector::LANES as CHAINS_PER_GROUP;
 
@@ -83,6 +85,7 @@ struct Puzzle {
     /// Each rung's bits of x that can give a nonzero weight.
     rung_bits: Vec<usize>,
     groups: Vec<Group>,
+    completion: Option<Completion>,
     spins: usize,
     sweeps_done: u32,
 }
@@ -109,7 +112,8 @@ fn violable_units(table: &CellTable) -> Vec<u16> {
 
 impl Chains for Puzzle {
     fn sweep(&mut self, rung_of_replica: &[u32], count: u32) {
-        let Puzzle { table, units, weights, rung_powers, rung_bits, groups, sweeps_done, .. } = self;
+        let Puzzle { table, units, weights, rung_powers, rung_bits, groups, sweeps_done, completion, .. } = self;
+        let completion = completion.as_ref();
         let (first, weights) = (*sweeps_done, *weights);
         let rule = match weights {
             Weights::Adaptive(rule) => Some(rule),
@@ -118,7 +122,7 @@ impl Chains for Puzzle {
         groups.par_iter_mut().zip(rung_of_replica.par_chunks(CHAINS_PER_GROUP)).for_each(|(group, rungs)| {
             let bits = rungs.iter().map(|&r| rung_bits[r as usize]).max().unwrap_or(1);
             group.set_rungs(rungs, rung_powers, bits, units);
-            group.run(Sweeps { table, units, bits, rule, numbers: first..first + count });
+            group.run(Sweeps { table, units, bits, rule, numbers: first..first + count, completion });
         });
         *sweeps_done += count;
     }
@@ -190,7 +194,14 @@ impl Backend for LanesBackend {
             .map(|g| Group::random(&table, &units, weights, stream_key(problem.seed, g as u32), rungs))
             .collect();
         let spins = problem.model.len();
-        self.slots.load(slot, Puzzle { table, units, weights, rung_powers, rung_bits, groups, spins, sweeps_done: 0 });
+        let completion = match problem.dynamics.completion {
+            DynamicsCompletion::Singles => Completion::new(problem.model, &table, &units),
+            DynamicsCompletion::Off => None,
+        };
+        self.slots.load(
+            slot,
+            Puzzle { table, units, weights, rung_powers, rung_bits, groups, completion, spins, sweeps_done: 0 },
+        );
         Ok(())
     }
 

@@ -14,7 +14,7 @@
 //! on the instruction set: the chains are the same bit for bit whichever
 //! variant of the sweep runs.
 
-use std::ops::{Add, AddAssign, BitAnd, BitOr, Sub, SubAssign};
+use std::ops::{Add, AddAssign, BitAnd, BitOr, Not, Sub, SubAssign};
 
 /// Chains per group: two AVX2 registers, four SSE2 ones, and the default
 /// chains per puzzle.
@@ -112,6 +112,30 @@ impl Lanes {
     #[inline(always)]
     pub fn double(self) -> Lanes {
         self + self
+    }
+
+    /// This lane's bits that `other`'s lane does not have.
+    #[inline(always)]
+    pub fn and_not(self, other: Lanes) -> Lanes {
+        self.zip(other, |a, b| a & !b)
+    }
+
+    /// Whether every lane is 0.
+    #[inline(always)]
+    pub fn is_zero(self) -> bool {
+        let mut any = 0;
+        for &x in &self.0 {
+            any |= x;
+        }
+        any == 0
+    }
+}
+
+impl Not for Lanes {
+    type Output = Lanes;
+    #[inline(always)]
+    fn not(self) -> Lanes {
+        self.zip(self, |a, _| !a)
     }
 }
 

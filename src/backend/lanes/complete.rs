@@ -1,0 +1,360 @@
+//! Completion: each chain's cells outside every house with a violated unit
+//! kept, the rest filled by naked and hidden singles; a chain whose grid
+//! fills without a contradiction jumps to that solution.
+
+use super::group::Constraint;
+use super::vector::Lanes;
+use crate::backend::tables::CellTable;
+use crate::model::Model;
+
+/// What completion reads of a puzzle: houses, their clues, each cell's.
+#[derive(Debug, Clone)]
+pub(super) struct Completion {
+    /// Each house's clue digits, one bit each.
+    clue_digits: Vec<i16>,
+    /// Each free cell's houses, `unit_width` of them.
+    cell_houses: Vec<u16>,
+    /// Each free cell's candidate digits, one bit each.
+    cell_digits: Vec<i16>,
+    /// Each candidate's digit bit.
+    candidate_bit: Vec<i16>,
+    /// The house of each violable unit constraint (in `units`' order).
+    unit_house: Vec<u16>,
+    /// Every digit's bit.
+    all_digits: i16,
+    houses: usize,
+}
+
+/// The most houses and free cells completion works on (16 × 16 boards):
+/// indices masked by these less one are in bounds without a check.
+const HOUSES: usize = 64;
+const CELLS: usize = 256;
+
+/// Per group: the vectors completion works in, by house and by free cell.
+#[derive(Debug, Clone)]
+pub(super) struct CompletionScratch {
+    /// Where a house has a violated unit.
+    broken: [Lanes; HOUSES],
+    /// A house's digits placed or given.
+    held: [Lanes; HOUSES],
+    /// The digits open in at least one, and in at least two, of a house's
+    /// open cells; then its hidden singles in `once`.
+    once: [Lanes; HOUSES],
+    twice: [Lanes; HOUSES],
+    /// A cell's digit, 0 while open.
+    placed: [Lanes; CELLS],
+    /// An open cell's digits no house of it holds.
+    open: [Lanes; CELLS],
+}
+
+impl Default for CompletionScratch {
+    fn default() -> CompletionScratch {
+        let (houses, cells) = ([Lanes::splat(0); HOUSES], [Lanes::splat(0); CELLS]);
+        CompletionScratch { broken: houses, held: houses, once: houses, twice: houses, placed: cells, open: cells }
+    }
+}
+
+impl Completion {
+    /// None above 16 digits (a cell's digits fill a 16-bit lane) and where
+    /// cells lie in different numbers of houses (diagonals).
+    pub(super) fn new(model: &Model, table: &CellTable, units: &[u16]) -> Option<Completion> {
+        let geometry = model.geometry();
+        let n = geometry.n;
+        if n > 16 || !geometry.uniform || table.len() > CELLS || geometry.unit_cells.len() > HOUSES {
+            return None;
+        }
+        let houses = geometry.unit_cells.len();
+        let clue_digits = (0..houses)
+            .map(|u| {
+                let first = geometry.cells + n * u;
+                (0..n).filter(|&d| table.fixed_ones[first + d] > 0).fold(0u16, |m, d| m | 1 << d) as i16
+            })
+            .collect();
+        let mut cell_houses = Vec::new();
+        for &cell in &table.cells {
+            cell_houses.extend(geometry.cell_units[cell as usize].iter().map(|&u| u as u16));
+        }
+        let cell_digits =
+            (0..table.len()).map(|i| table.candidates(i).fold(0u16, |m, j| m | 1 << table.digits[j]) as i16).collect();
+        let candidate_bit = table.digits.iter().map(|&d| (1u16 << d) as i16).collect();
+        let unit_house = units.iter().map(|&k| ((k as usize - geometry.cells) / n) as u16).collect();
+        let all_digits = ((1u32 << n) - 1) as u16 as i16;
+        Some(Completion { clue_digits, cell_houses, cell_digits, candidate_bit, unit_house, all_digits, houses })
+    }
+
+    /// Each free cell's digit bit as the last `fill` left it.
+    pub(super) fn placed<'s>(&self, scratch: &'s CompletionScratch) -> &'s [Lanes] {
+        &scratch.placed
+    }
+
+    pub(super) fn candidate_bit(&self, j: usize) -> i16 {
+        self.candidate_bit[j]
+    }
+
+    /// The lanes whose grids completion fills, and each free cell's digit
+    /// bit there (`placed`). `constraints[units[k] & mask]`: the totals.
+    /// `W`: houses a cell.
+    #[inline(always)]
+    pub(super) fn fill<const W: usize>(
+        &self,
+        table: &CellTable,
+        choice: &[Lanes],
+        constraints: &[Constraint],
+        units: &[u16],
+        scratch: &mut CompletionScratch,
+    ) -> Lanes {
+        let (zero, one) = (Lanes::splat(0), Lanes::splat(1));
+        let mask = constraints.len() - 1;
+        let constraints = &constraints[..=mask];
+        let CompletionScratch { broken, held, once, twice, placed, open } = scratch;
+        let (hm, cm) = (HOUSES - 1, CELLS - 1);
+        for v in [&mut *broken, &mut *held] {
+            v[..self.houses].fill(zero);
+        }
+        let (cell_houses, _) = self.cell_houses.as_chunks::<W>();
+        let cell_houses = &cell_houses[..choice.len()];
+        for (&k, &u) in units.iter().zip(&self.unit_house) {
+            let u = u as usize & hm;
+            broken[u] = broken[u] | !constraints[k as usize & mask].total.eq_mask(one);
+        }
+        for (i, (&current, houses_of)) in choice.iter().zip(cell_houses).enumerate() {
+            let mut freed = zero;
+            for &u in houses_of {
+                freed = freed | broken[u as usize & hm];
+            }
+            let mut bit = zero;
+            for (c, j) in table.candidates(i).enumerate() {
+                bit = bit | (current.eq_mask(Lanes::splat(c as i16)) & Lanes::splat(self.candidate_bit[j]));
+            }
+            let bit = bit.and_not(freed);
+            placed[i & cm] = bit;
+            // The kept cells lie in houses whose units all hold: no digit
+            // is placed twice yet.
+            for &u in houses_of {
+                let u = u as usize & hm;
+                held[u] = held[u] | bit;
+            }
+        }
+        for (held, &clues) in held.iter_mut().zip(&self.clue_digits) {
+            *held = *held | Lanes::splat(clues);
+        }
+        let mut failed = zero;
+        loop {
+            // Naked singles, each placed at once: an open cell's digits not
+            // held in its houses.
+            let (mut unfilled, mut empty, mut progress) = (zero, zero, zero);
+            for (i, houses_of) in cell_houses.iter().enumerate() {
+                let mut taken = zero;
+                for &u in houses_of {
+                    taken = taken | held[u as usize & hm];
+                }
+                let is_open = placed[i & cm].eq_mask(zero);
+                let digits = Lanes::splat(self.cell_digits[i]).and_not(taken) & is_open;
+                empty = empty | (is_open & digits.eq_mask(zero));
+                let single = digits & (digits & (digits - one)).eq_mask(zero);
+                for &u in houses_of {
+                    let u = u as usize & hm;
+                    held[u] = held[u] | single;
+                }
+                placed[i & cm] = placed[i & cm] | single;
+                progress = progress | single;
+                let still_open = digits.and_not(!single.eq_mask(zero));
+                open[i & cm] = still_open;
+                unfilled = unfilled | still_open;
+            }
+            failed = failed | empty;
+            let unfilled = !unfilled.eq_mask(zero);
+            if unfilled.and_not(failed).is_zero() {
+                return !failed;
+            }
+            // Hidden singles: a digit missing from a house with one open place.
+            for (once, twice) in once.iter_mut().zip(twice.iter_mut()).take(self.houses) {
+                *once = zero;
+                *twice = zero;
+            }
+            for (i, houses_of) in cell_houses.iter().enumerate() {
+                let digits = open[i & cm];
+                for &u in houses_of {
+                    let u = u as usize & hm;
+                    twice[u] = twice[u] | (once[u] & digits);
+                    once[u] = once[u] | digits;
+                }
+            }
+            let mut lost = zero;
+            for ((once, &twice), &held) in once.iter_mut().zip(twice.iter()).zip(held.iter()).take(self.houses) {
+                let missing = Lanes::splat(self.all_digits).and_not(held);
+                lost = lost | missing.and_not(*once);
+                // Now each house's hidden singles.
+                *once = once.and_not(twice) & missing;
+            }
+            // A cell given two digits, or a digit twice in a house, fails its lane.
+            let (mut several, mut clash) = (zero, zero);
+            for (i, houses_of) in cell_houses.iter().enumerate() {
+                let mut hidden = zero;
+                for &u in houses_of {
+                    hidden = hidden | once[u as usize & hm];
+                }
+                let new = open[i & cm] & hidden;
+                several = several | (new & (new - one));
+                for &u in houses_of {
+                    let u = u as usize & hm;
+                    clash = clash | (held[u] & new);
+                    held[u] = held[u] | new;
+                }
+                placed[i & cm] = placed[i & cm] | new;
+                progress = progress | new;
+            }
+            failed = failed | !(lost | several | clash).eq_mask(zero);
+            // Lanes that neither fail nor move on are stuck.
+            failed = failed | unfilled & progress.eq_mask(zero);
+            if unfilled.and_not(failed).is_zero() {
+                return !failed & !unfilled;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::lanes::violable_units;
+    use crate::backend::lanes::CHAINS_PER_GROUP;
+    use crate::grid::Variant;
+    use crate::puzzle::parse_grid;
+    use crate::reduce::{reduce, Reduce};
+    use crate::rng::WyRand;
+
+    const INKALA: &str = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
+    const INKALA_SOLVED: &str = "812753649943682175675491283154237896369845721287169534521974368438526917796318452";
+
+    /// The same completion one grid at a time, on the board: the cells of
+    /// the houses with a violated unit emptied, then naked and hidden
+    /// singles in turn, each placed at once, until the grid fills, a cell or
+    /// a house's digit has no place, or nothing moves.
+    fn complete_one(model: &Model, table: &CellTable, choice: &[u8]) -> Option<Vec<u8>> {
+        let geometry = model.geometry();
+        let mut grid = model.fixed.cells.clone();
+        for (i, &cell) in table.cells.iter().enumerate() {
+            grid[cell as usize] = table.digits[table.candidate_start[i] as usize + choice[i] as usize] + 1;
+        }
+        let broken: Vec<bool> = geometry
+            .unit_cells
+            .iter()
+            .map(|cells| (1..=geometry.n as u8).any(|d| cells.iter().filter(|&&c| grid[c] == d).count() != 1))
+            .collect();
+        let mut candidates = vec![0u32; geometry.cells];
+        for (i, &cell) in table.cells.iter().enumerate() {
+            if geometry.cell_units[cell as usize].iter().any(|&u| broken[u]) {
+                grid[cell as usize] = 0;
+                candidates[cell as usize] = table.candidates(i).fold(0, |m, j| m | 1 << table.digits[j]);
+            }
+        }
+        loop {
+            let mut moved = false;
+            for cell in 0..geometry.cells {
+                if grid[cell] != 0 {
+                    continue;
+                }
+                let taken =
+                    geometry.peers[cell].iter().filter(|&&p| grid[p] != 0).fold(0, |m, &p| m | 1 << (grid[p] - 1));
+                let digits = candidates[cell] & !taken;
+                match digits.count_ones() {
+                    0 => return None,
+                    1 => (grid[cell], moved) = (digits.trailing_zeros() as u8 + 1, true),
+                    _ => {}
+                }
+            }
+            for cells in &geometry.unit_cells {
+                for d in 1..=geometry.n as u8 {
+                    if cells.iter().any(|&c| grid[c] == d) {
+                        continue;
+                    }
+                    let allows = |c: usize| {
+                        let taken = geometry.peers[c].iter().any(|&p| grid[p] == d);
+                        grid[c] == 0 && candidates[c] >> (d - 1) & 1 == 1 && !taken
+                    };
+                    let places: Vec<usize> = cells.iter().copied().filter(|&c| allows(c)).collect();
+                    match places[..] {
+                        [] => return None,
+                        [c] => (grid[c], moved) = (d, true),
+                        _ => {}
+                    }
+                }
+            }
+            if grid.contains(&0) && !moved {
+                return None;
+            }
+            if !grid.contains(&0) {
+                let clash = (0..geometry.cells).any(|c| geometry.peers[c].iter().any(|&p| grid[p] == grid[c]));
+                return (!clash).then_some(grid);
+            }
+        }
+    }
+
+    /// Each lane's completion is the one grid's: the same lanes fill, to the
+    /// same solutions, on states from random to one house off the solution.
+    #[test]
+    fn completion_fills_the_lanes_the_one_grid_completion_fills() {
+        let model =
+            Model::build(&reduce(&parse_grid(INKALA.as_bytes(), Variant::Standard).unwrap(), Reduce::Clues).unwrap())
+                .unwrap();
+        let table = CellTable::new(&model);
+        let units = violable_units(&table);
+        let completion = Completion::new(&model, &table, &units).expect("a 9×9 board");
+        let solved: Vec<u8> = INKALA_SOLVED.bytes().map(|b| b - b'0').collect();
+        let solution: Vec<u8> = (0..table.len())
+            .map(|i| {
+                let digit = solved[table.cells[i] as usize] - 1;
+                table.candidates(i).position(|j| table.digits[j] == digit).unwrap() as u8
+            })
+            .collect();
+        let mut random = WyRand::new(11);
+        let (mut filled, mut tried) = (0, 0);
+        for round in 0..40 {
+            // Lane l: the solution with l % 8 cells redrawn at random (all of
+            // them in the last round's lanes).
+            let choices: Vec<Vec<u8>> = (0..CHAINS_PER_GROUP)
+                .map(|l| {
+                    let mut choice = solution.clone();
+                    let redrawn = if round % 10 == 9 { table.len() } else { l % 8 };
+                    for _ in 0..redrawn {
+                        let i = (random.next_u64() % table.len() as u64) as usize;
+                        choice[i] = (random.next_u64() % table.candidates(i).len() as u64) as u8;
+                    }
+                    choice
+                })
+                .collect();
+            let choice: Vec<Lanes> =
+                (0..table.len()).map(|i| Lanes(std::array::from_fn(|l| choices[l][i] as i16))).collect();
+            let zero = Constraint { total: Lanes::splat(0), weight: Lanes::splat(0) };
+            let mut constraints = vec![zero; table.fixed_ones.len().next_power_of_two()];
+            for (k, &t) in table.fixed_ones.iter().enumerate() {
+                constraints[k].total = Lanes::splat(t as i16);
+            }
+            for (i, choice) in choice.iter().enumerate() {
+                for (c, j) in table.candidates(i).enumerate() {
+                    let holds = choice.eq_mask(Lanes::splat(c as i16));
+                    for &k in table.units_of(j) {
+                        constraints[k as usize].total -= holds;
+                    }
+                }
+            }
+            let mut scratch = Box::<CompletionScratch>::default();
+            let lanes = completion.fill::<3>(&table, &choice, &constraints, &units, &mut scratch);
+            for (l, lane_choice) in choices.iter().enumerate() {
+                let one = complete_one(&model, &table, lane_choice);
+                tried += 1;
+                assert_eq!(lanes.0[l] == -1, one.is_some(), "round {round}, lane {l}");
+                if let Some(grid) = one {
+                    filled += 1;
+                    assert_eq!(grid, solved, "round {round}, lane {l}: a solution, the only one");
+                    for (i, &cell) in table.cells.iter().enumerate() {
+                        let bit = completion.placed(&scratch)[i].0[l];
+                        assert_eq!(bit, 1 << (grid[cell as usize] - 1), "round {round}, lane {l}, cell {i}");
+                    }
+                }
+            }
+        }
+        assert!(filled > tried / 10 && filled < tried * 9 / 10, "{filled} of {tried} lanes filled");
+    }
+}
