@@ -295,9 +295,9 @@ mod tests {
     /// same solutions, on states from random to one house off the solution.
     #[test]
     fn completion_fills_the_lanes_the_one_grid_completion_fills() {
-        let model =
-            Model::build(&reduce(&parse_grid(INKALA.as_bytes(), Variant::Standard).unwrap(), Reduce::Clues).unwrap())
-                .unwrap();
+        // Propagated: a cell's candidates are fewer than its peers' clues leave.
+        let puzzle = parse_grid(INKALA.as_bytes(), Variant::Standard).unwrap();
+        let model = Model::build(&reduce(&puzzle, Reduce::Propagate).unwrap()).unwrap();
         let table = CellTable::new(&model);
         let units = violable_units(&table);
         let completion = Completion::new(&model, &table, &units).expect("a 9×9 board");
@@ -310,15 +310,26 @@ mod tests {
             .collect();
         let mut random = WyRand::new(11);
         let (mut filled, mut tried) = (0, 0);
-        for round in 0..40 {
-            // Lane l: the solution with l % 8 cells redrawn at random (all of
-            // them in the last round's lanes).
+        let geometry = model.geometry();
+        for round in 0..400 {
+            // Lane l: the solution with l % 8 cells redrawn at random, or
+            // (odd rounds) every cell of l % 4 houses; every cell in every
+            // tenth round.
             let choices: Vec<Vec<u8>> = (0..CHAINS_PER_GROUP)
                 .map(|l| {
+                    let redrawn: Vec<usize> = if round % 10 == 9 {
+                        (0..table.len()).collect()
+                    } else if round % 2 == 1 {
+                        let houses: Vec<usize> = (0..l % 4).map(|_| (random.next_u64() % 27) as usize).collect();
+                        let in_houses = |i: &usize| {
+                            houses.iter().any(|&u| geometry.unit_cells[u].contains(&(table.cells[*i] as usize)))
+                        };
+                        (0..table.len()).filter(in_houses).collect()
+                    } else {
+                        (0..l % 8).map(|_| (random.next_u64() % table.len() as u64) as usize).collect()
+                    };
                     let mut choice = solution.clone();
-                    let redrawn = if round % 10 == 9 { table.len() } else { l % 8 };
-                    for _ in 0..redrawn {
-                        let i = (random.next_u64() % table.len() as u64) as usize;
+                    for i in redrawn {
                         choice[i] = (random.next_u64() % table.candidates(i).len() as u64) as u8;
                     }
                     choice
