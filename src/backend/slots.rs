@@ -48,8 +48,9 @@ impl<C: Chains> Slots<C> {
         self.slots[slot] = Some(chains);
     }
 
-    pub fn unload(&mut self, slot: usize) {
-        self.slots[slot] = None;
+    /// Empties `slot`, handing back what it held.
+    pub fn unload(&mut self, slot: usize) -> Option<C> {
+        self.slots[slot].take()
     }
 
     /// Runs `counts[i]` sweeps on slot `slots.start + i`, in parallel.

@@ -5,7 +5,7 @@
 use super::group::Constraint;
 use super::vector::Lanes;
 use crate::backend::tables::CellTable;
-use crate::model::Model;
+use crate::grid::Geometry;
 
 /// What completion reads of a puzzle: houses, their clues, each cell's.
 #[derive(Debug, Clone)]
@@ -55,12 +55,16 @@ impl Default for CompletionScratch {
 }
 
 impl Completion {
-    /// None above 16 digits (a cell's digits fill a 16-bit lane) and where
-    /// cells lie in different numbers of houses (diagonals).
-    pub(super) fn new(model: &Model, table: &CellTable, units: &[u16]) -> Option<Completion> {
-        let geometry = model.geometry();
+    /// Whether completion runs on `board`: up to 16 digits (a cell's digits
+    /// fill a 16-bit lane) and every cell in as many houses (no diagonals).
+    pub(super) fn fits(board: &Geometry) -> bool {
+        board.n <= 16 && board.uniform && board.cells <= CELLS && board.unit_cells.len() <= HOUSES
+    }
+
+    /// None where it does not [`fit`](Completion::fits).
+    pub(super) fn new(geometry: &Geometry, table: &CellTable, units: &[u16]) -> Option<Completion> {
         let n = geometry.n;
-        if n > 16 || !geometry.uniform || table.len() > CELLS || geometry.unit_cells.len() > HOUSES {
+        if !Completion::fits(geometry) {
             return None;
         }
         let houses = geometry.unit_cells.len();
@@ -220,6 +224,7 @@ mod tests {
     use crate::backend::lanes::violable_units;
     use crate::backend::lanes::CHAINS_PER_GROUP;
     use crate::grid::Variant;
+    use crate::model::Model;
     use crate::puzzle::parse_grid;
     use crate::reduce::{reduce, Reduce};
     use crate::rng::WyRand;
@@ -300,7 +305,7 @@ mod tests {
         let model = Model::build(&reduce(&puzzle, Reduce::Propagate).unwrap()).unwrap();
         let table = CellTable::new(&model);
         let units = violable_units(&table);
-        let completion = Completion::new(&model, &table, &units).expect("a 9×9 board");
+        let completion = Completion::new(model.geometry(), &table, &units).expect("a 9×9 board");
         let solved: Vec<u8> = INKALA_SOLVED.bytes().map(|b| b - b'0').collect();
         let solution: Vec<u8> = (0..table.len())
             .map(|i| {

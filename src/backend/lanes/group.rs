@@ -25,6 +25,19 @@ pub(super) fn has_avx2() -> bool {
 /// (a completion costs about a sweep; BENCHMARKS.md).
 const COMPLETE_EVERY: u32 = 2;
 
+/// The first sweeps, after which no grid is completed: an easy puzzle's
+/// chains mostly solve it in the first round, and full probing decides
+/// most others after the second (completed from the second sweep on, an
+/// easy collection took 1.05 times the CPU time; from the sixth, magictour
+/// 1.07 times). The hardest class needs 1.08 times the work without them.
+const SWEEPS_BEFORE_COMPLETION: u32 = 10;
+
+/// Whether the chains' grids are completed after sweep `s` (counted from
+/// 0; from 1, as the relaxing sweeps are, every `COMPLETE_EVERY`th).
+pub(super) fn completes_after(s: u32) -> bool {
+    s + 1 > SWEEPS_BEFORE_COMPLETION && (s + 1).is_multiple_of(COMPLETE_EVERY)
+}
+
 /// Quarters of a group's lanes, and the rungs of a ladder whose chains
 /// each stand in their rung's quarter (`Group::arrange`).
 pub(super) const QUARTERS: usize = CHAINS_PER_GROUP / QUARTER;
@@ -141,6 +154,17 @@ impl Group {
             self.lane_of_chain = std::array::from_fn(|c| ((c % QUARTERS) * QUARTER + c / QUARTERS) as u8);
         }
         self
+    }
+
+    /// The group with `scratch` for completion, if given (else made at its
+    /// first completion).
+    pub(super) fn with_completion_scratch(self, scratch: Option<Box<CompletionScratch>>) -> Group {
+        Group { completion_scratch: scratch, ..self }
+    }
+
+    /// Completion's scratch, if the group made or was given one.
+    pub(super) fn into_completion_scratch(self) -> Option<Box<CompletionScratch>> {
+        self.completion_scratch
     }
 
     /// The lane a chain (a replica of the host's, counted from the group's first) sweeps in.
@@ -394,8 +418,7 @@ impl Group {
                 5 => self.sweep::<5, W>(sweeps.table, sweeps.bits, &weights, &mul_high),
                 width => unreachable!("no board has candidates in {width} units"),
             }
-            // Counted from 1, as the relaxing sweeps are.
-            if let Some(completion) = sweeps.completion.filter(|_| (s + 1).is_multiple_of(COMPLETE_EVERY)) {
+            if let Some(completion) = sweeps.completion.filter(|_| completes_after(s)) {
                 let complete = match sweeps.table.unit_width {
                     2 => self.complete::<2>(sweeps.table, sweeps.units, completion),
                     3 => self.complete::<3>(sweeps.table, sweeps.units, completion),
@@ -682,7 +705,7 @@ mod tests {
         let (model, rule) = (inkala_model(), AdaptiveWeights::DEFAULT);
         let table = CellTable::new(&model);
         let units = violable_units(&table);
-        let completion = Completion::new(&model, &table, &units).expect("a 9×9 board");
+        let completion = Completion::new(model.geometry(), &table, &units).expect("a 9×9 board");
         let q = [1.2, 0.8, 0.6, 0.5].map(|t: f64| (-1.0 / t).exp());
         let on_any = Group::random_on_any(&table, &units, Weights::Adaptive(rule), 7, Lanes::mul_high_unsigned);
         let on_this = Group::random(&table, &units, Weights::Adaptive(rule), 7, 1);

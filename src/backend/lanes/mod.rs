@@ -38,14 +38,14 @@ use super::tables::CellTable;
 use super::{Backend, Layout, Problem};
 use crate::dynamics::{Completion as DynamicsCompletion, Weights, HEAT_BATH_ONE};
 use crate::error::Result;
-use crate::grid::{Shape, MAX_N};
+use crate::grid::{Geometry, Shape, MAX_N};
 use crate::rng::stream_key;
 
 mod complete;
 mod group;
 mod vector;
 
-use complete::Completion;
+use complete::{Completion, CompletionScratch};
 use group::{has_avx2, Group, Sweeps};
 pub use vector::LANES as CHAINS_PER_GROUP;
 
@@ -85,6 +85,11 @@ struct Puzzle {
     /// Each rung's bits of x that can give a nonzero weight.
     rung_bits: Vec<usize>,
     groups: Vec<Group>,
+    /// The board, while the chains' grids are to be completed and
+    /// completion's tables are not made yet: they are made for the first
+    /// sweeps that complete (made at every load, they cost an easy
+    /// collection 5 % of its time).
+    completion_board: Option<&'static Geometry>,
     completion: Option<Completion>,
     spins: usize,
     sweeps_done: u32,
@@ -112,6 +117,12 @@ fn violable_units(table: &CellTable) -> Vec<u16> {
 
 impl Chains for Puzzle {
     fn sweep(&mut self, rung_of_replica: &[u32], count: u32) {
+        if let Some(board) = self.completion_board {
+            if (self.sweeps_done..self.sweeps_done + count).any(group::completes_after) {
+                self.completion = Completion::new(board, &self.table, &self.units);
+                self.completion_board = None;
+            }
+        }
         let Puzzle { table, units, weights, rung_powers, rung_bits, groups, sweeps_done, completion, .. } = self;
         let completion = completion.as_ref();
         let (first, weights) = (*sweeps_done, *weights);
@@ -153,6 +164,10 @@ impl Chains for Puzzle {
 #[derive(Debug, Default)]
 pub struct LanesBackend {
     slots: Slots<Puzzle>,
+    /// Completion's scratch of puzzles unloaded, for those loaded next:
+    /// made anew (48 KB zeroed) for every puzzle, it cost an easy
+    /// collection 7 % of its time.
+    spare_scratch: Vec<Box<CompletionScratch>>,
 }
 
 impl LanesBackend {
@@ -190,23 +205,42 @@ impl Backend for LanesBackend {
             (0..rungs).map(|r| problem.row(r).get(1).map_or(0.0, |&w| w as f64 / HEAT_BATH_ONE as f64)).collect();
         let (rung_powers, rung_bits) = (q.iter().map(|&q| powers(q)).collect(), q.iter().map(|&q| bits(q)).collect());
         let units = violable_units(&table);
-        let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
-            .map(|g| Group::random(&table, &units, weights, stream_key(problem.seed, g as u32), rungs))
-            .collect();
-        let spins = problem.model.len();
-        let completion = match problem.dynamics.completion {
-            DynamicsCompletion::Singles => Completion::new(problem.model, &table, &units),
+        let completion_board = match problem.dynamics.completion {
+            DynamicsCompletion::Singles => Some(problem.model.geometry()).filter(|board| Completion::fits(board)),
             DynamicsCompletion::Off => None,
         };
+        let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
+            .map(|g| {
+                let group = Group::random(&table, &units, weights, stream_key(problem.seed, g as u32), rungs);
+                match completion_board {
+                    Some(_) => group.with_completion_scratch(self.spare_scratch.pop()),
+                    None => group,
+                }
+            })
+            .collect();
+        let spins = problem.model.len();
         self.slots.load(
             slot,
-            Puzzle { table, units, weights, rung_powers, rung_bits, groups, completion, spins, sweeps_done: 0 },
+            Puzzle {
+                table,
+                units,
+                weights,
+                rung_powers,
+                rung_bits,
+                groups,
+                completion_board,
+                completion: None,
+                spins,
+                sweeps_done: 0,
+            },
         );
         Ok(())
     }
 
     fn unload(&mut self, slot: usize) -> Result<()> {
-        self.slots.unload(slot);
+        if let Some(puzzle) = self.slots.unload(slot) {
+            self.spare_scratch.extend(puzzle.groups.into_iter().filter_map(Group::into_completion_scratch));
+        }
         Ok(())
     }
 
