@@ -13,12 +13,12 @@
 //!   gains 1 (up to a cap), and every `relax_every` sweeps every weight
 //!   above the base loses 1. All weights are at least 1, so energy 0 still
 //!   means solved.
-//! - `singles` completion (`--complete`, cpu-lanes): every other sweep,
-//!   each chain's cells outside the houses of its violated units are kept
-//!   and the rest filled by naked and hidden singles; a chain whose grid
-//!   fills without a contradiction moves to that solution. It reads the
-//!   chain and leaves it as it is otherwise, so the chains' distribution
-//!   until a solution is the move set's own.
+//! - `singles` completion (`--complete`, cpu-lanes): from the 12th sweep,
+//!   every other sweep, each chain's cells outside the houses of its
+//!   violated units are kept and the rest filled by naked and hidden
+//!   singles; a chain whose grid fills without a contradiction moves to
+//!   that solution. It reads the chain and leaves it as it is otherwise, so
+//!   the chains' distribution until a solution is the move set's own.
 
 use crate::tempering::Ladder;
 
@@ -85,8 +85,9 @@ pub enum Completion {
     /// Nothing: a chain reaches a solution by its moves alone.
     #[default]
     Off,
-    /// Every other sweep, a chain's grid outside the houses of its violated
-    /// units, completed by naked and hidden singles where they fill it.
+    /// From the 12th sweep, every other sweep, a chain's grid outside the
+    /// houses of its violated units, completed by naked and hidden singles
+    /// where they fill it.
     Singles,
 }
 

@@ -241,9 +241,9 @@ impl BackendKind {
     /// and on 25×25 boards finer weights with a ladder to match.
     fn cell_defaults(self) -> Defaults {
         let (batch, exchange_every, completion) = match self {
-            // A puzzle per thread on the lanes backend (32 chains: two groups
-            // of 16), and its chains' grids completed by singles (1.4 to 1.7
-            // times less CPU time on the hardest classes: BENCHMARKS.md).
+            // A puzzle per thread on the lanes backend (32 chains: one group),
+            // and its chains' grids completed by singles (1.3 to 1.6 times
+            // less CPU time on the hardest classes: BENCHMARKS.md).
             BackendKind::CpuLanes => (BatchSize::OnePerThread, 5, Completion::Singles),
             // Measured on an H200 (BENCHMARKS.md, 2026-11-26): 10,000 hardest
             // puzzles ran at 2,600/s with 256 in flight (8,192 replicas),

@@ -27,6 +27,9 @@
 //! - The chains of four-rung ladders move between lanes, each to its rung's
 //!   quarter of the vector, so the weights come from a table per quarter
 //!   (`group.rs`); a chain then draws its new lane's random numbers.
+//!
+//! With `--complete singles` (its default) the chains' grids are also
+//! completed by singles in their lanes (`complete.rs`, docs/DESIGN.md §4).
 
 use std::ops::Range;
 
