@@ -300,7 +300,7 @@ mod tests {
     /// same solutions, on states from random to one house off the solution.
     #[test]
     fn completion_fills_the_lanes_the_one_grid_completion_fills() {
-        // Propagated: a cell's candidates are fewer than its peers' clues leave.
+        // Reduced as `--reduce propagate` would.
         let puzzle = parse_grid(INKALA.as_bytes(), Variant::Standard).unwrap();
         let model = Model::build(&reduce(&puzzle, Reduce::Propagate).unwrap()).unwrap();
         let table = CellTable::new(&model);

@@ -99,8 +99,8 @@ pub(super) struct Group {
     /// (every call, at one temperature) sets nothing (2 % of a
     /// hardest-class run went to setting them again).
     rungs_set: (Vec<u32>, usize),
-    /// Made at a group's first completion: an easy puzzle solved before
-    /// it makes none.
+    /// Passed on from a puzzle unloaded, or made at the group's first
+    /// completion: an easy puzzle solved before makes none.
     completion_scratch: Option<Box<CompletionScratch>>,
 }
 
