@@ -2,8 +2,7 @@
 //! kept, the rest filled by naked and hidden singles; a chain whose grid
 //! fills without a contradiction jumps to that solution.
 
-use super::group::Constraint;
-use super::vector::Lanes;
+use super::vector::{Constraint, Lanes};
 use crate::backend::tables::CellTable;
 use crate::grid::Geometry;
 

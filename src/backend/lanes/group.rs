@@ -5,7 +5,7 @@ use std::ops::Range;
 use super::complete::{Completion, CompletionScratch};
 #[cfg(target_arch = "x86_64")]
 use super::vector::NibbleRegisters;
-use super::vector::{Lanes, NibbleTable, Random, LANES as CHAINS_PER_GROUP, QUARTER};
+use super::vector::{Constraint, Lanes, NibbleTable, Random, LANES as CHAINS_PER_GROUP, QUARTER};
 use super::{ONE, TABLE_BITS, X_BITS};
 use crate::backend::tables::CellTable;
 use crate::dynamics::{AdaptiveWeights, Weights};
@@ -49,16 +49,6 @@ fn random(stream: u32) -> Random {
         let i = i as u32;
         (attempt_random(key, 2 * i) as u64) << 32 | attempt_random(key, 2 * i + 1) as u64
     })
-}
-
-/// One constraint k of each chain of a group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Constraint {
-    /// `t_k` (those of cells unused; the padding's counts for nothing).
-    pub(super) total: Lanes,
-    /// `w_k`; the padding's is 0, so a candidate's energy does not depend
-    /// on the padding's total, which the moves change and nothing resets.
-    pub(super) weight: Lanes,
 }
 
 /// The chains of one slot that share a vector, one per lane.

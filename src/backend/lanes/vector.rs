@@ -139,6 +139,17 @@ impl Not for Lanes {
     }
 }
 
+/// One constraint k of each chain of a group: what the sweep reads of a
+/// candidate's units, and completion of their totals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Constraint {
+    /// `t_k` (those of cells unused; the padding's counts for nothing).
+    pub total: Lanes,
+    /// `w_k`; the padding's is 0, so a candidate's energy does not depend
+    /// on the padding's total, which the moves change and nothing resets.
+    pub weight: Lanes,
+}
+
 impl Add for Lanes {
     type Output = Lanes;
     #[inline(always)]
