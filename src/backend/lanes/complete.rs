@@ -53,6 +53,13 @@ impl Default for CompletionScratch {
     }
 }
 
+impl CompletionScratch {
+    /// Each free cell's digit bit as the last `fill` left it.
+    pub(super) fn placed(&self) -> &[Lanes] {
+        &self.placed
+    }
+}
+
 impl Completion {
     /// Whether completion runs on `board`: up to 16 digits (a cell's digits
     /// fill a 16-bit lane) and every cell in as many houses (no diagonals).
@@ -83,11 +90,6 @@ impl Completion {
         let unit_house = units.iter().map(|&k| ((k as usize - geometry.cells) / n) as u16).collect();
         let all_digits = ((1u32 << n) - 1) as u16 as i16;
         Some(Completion { clue_digits, cell_houses, cell_digits, candidate_bit, unit_house, all_digits, houses })
-    }
-
-    /// Each free cell's digit bit as the last `fill` left it.
-    pub(super) fn placed<'s>(&self, scratch: &'s CompletionScratch) -> &'s [Lanes] {
-        &scratch.placed
     }
 
     pub(super) fn candidate_bit(&self, j: usize) -> i16 {
@@ -364,7 +366,7 @@ mod tests {
                     filled += 1;
                     assert_eq!(grid, solved, "round {round}, lane {l}: a solution, the only one");
                     for (i, &cell) in table.cells.iter().enumerate() {
-                        let bit = completion.placed(&scratch)[i].0[l];
+                        let bit = scratch.placed()[i].0[l];
                         assert_eq!(bit, 1 << (grid[cell as usize] - 1), "round {round}, lane {l}, cell {i}");
                     }
                 }

@@ -542,7 +542,7 @@ impl Group {
         if filled.is_zero() {
             return false;
         }
-        let placed = completion.placed(scratch);
+        let placed = scratch.placed();
         let constraints = &mut self.constraints[..=mask];
         for (i, choice) in self.choice.iter_mut().enumerate() {
             let current = *choice;
@@ -551,6 +551,8 @@ impl Group {
                 let is = placed[i].eq_mask(Lanes::splat(completion.candidate_bit(j))) & filled;
                 pick = is.select(Lanes::splat(c as i16), pick);
             }
+            // The sweep's move of a cell, written again: shared as one
+            // inlined function, it cost a run 3–6 % (BENCHMARKS.md).
             for (c, j) in table.candidates(i).enumerate() {
                 let delta = current.eq_mask(Lanes::splat(c as i16)) - pick.eq_mask(Lanes::splat(c as i16));
                 for &k in table.units_of(j) {
