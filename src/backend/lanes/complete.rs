@@ -67,12 +67,9 @@ impl Completion {
         board.n <= 16 && board.uniform && board.cells <= CELLS && board.unit_cells.len() <= HOUSES
     }
 
-    /// None where it does not [`fit`](Completion::fits).
-    pub(super) fn new(geometry: &Geometry, table: &CellTable, units: &[u16]) -> Option<Completion> {
+    /// On a board it [`fits`](Completion::fits).
+    pub(super) fn new(geometry: &Geometry, table: &CellTable, units: &[u16]) -> Completion {
         let n = geometry.n;
-        if !Completion::fits(geometry) {
-            return None;
-        }
         let houses = geometry.unit_cells.len();
         let clue_digits = (0..houses)
             .map(|u| {
@@ -89,7 +86,7 @@ impl Completion {
         let candidate_bit = table.digits.iter().map(|&d| (1u16 << d) as i16).collect();
         let unit_house = units.iter().map(|&k| ((k as usize - geometry.cells) / n) as u16).collect();
         let all_digits = ((1u32 << n) - 1) as u16 as i16;
-        Some(Completion { clue_digits, cell_houses, cell_digits, candidate_bit, unit_house, all_digits, houses })
+        Completion { clue_digits, cell_houses, cell_digits, candidate_bit, unit_house, all_digits, houses }
     }
 
     pub(super) fn candidate_bit(&self, j: usize) -> i16 {
@@ -306,7 +303,7 @@ mod tests {
         let model = Model::build(&reduce(&puzzle, Reduce::Propagate).unwrap()).unwrap();
         let table = CellTable::new(&model);
         let units = violable_units(&table);
-        let completion = Completion::new(model.geometry(), &table, &units).expect("a 9×9 board");
+        let completion = Completion::new(model.geometry(), &table, &units);
         let solved: Vec<u8> = INKALA_SOLVED.bytes().map(|b| b - b'0').collect();
         let solution: Vec<u8> = (0..table.len())
             .map(|i| {

@@ -697,7 +697,7 @@ mod tests {
         let (model, rule) = (inkala_model(), AdaptiveWeights::DEFAULT);
         let table = CellTable::new(&model);
         let units = violable_units(&table);
-        let completion = Completion::new(model.geometry(), &table, &units).expect("a 9×9 board");
+        let completion = Completion::new(model.geometry(), &table, &units);
         let q = [1.2, 0.8, 0.6, 0.5].map(|t: f64| (-1.0 / t).exp());
         let on_any = Group::random_on_any(&table, &units, Weights::Adaptive(rule), 7, Lanes::mul_high_unsigned);
         let on_this = Group::random(&table, &units, Weights::Adaptive(rule), 7, 1);

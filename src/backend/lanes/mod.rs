@@ -122,7 +122,7 @@ impl Chains for Puzzle {
     fn sweep(&mut self, rung_of_replica: &[u32], count: u32) {
         if let Some(board) = self.completion_board {
             if (self.sweeps_done..self.sweeps_done + count).any(group::completes_after) {
-                self.completion = Completion::new(board, &self.table, &self.units);
+                self.completion = Some(Completion::new(board, &self.table, &self.units));
                 self.completion_board = None;
             }
         }
