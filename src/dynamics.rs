@@ -19,11 +19,6 @@
 //!   singles; a chain whose grid fills without a contradiction moves to
 //!   that solution. It reads the chain and leaves it as it is otherwise, so
 //!   the chains' distribution until a solution is the move set's own.
-//! - `probe` completion: the same, and where a chain's singles stall (no
-//!   contradiction, no cell or digit left with one place), failed-literal
-//!   probing in full on its grid so far, as `--reduce probe` does for the
-//!   puzzle: each open candidate placed in turn and refuted where singles
-//!   then meet a contradiction, until the grid fills or nothing is refuted.
 
 use crate::tempering::Ladder;
 
@@ -94,9 +89,6 @@ pub enum Completion {
     /// houses of its violated units, completed by naked and hidden singles
     /// where they fill it.
     Singles,
-    /// Singles, and where they stall, failed-literal probing (9×9 boards and
-    /// smaller; above, singles alone).
-    Probe,
 }
 
 /// The move set, the weights and the completion together.

@@ -99,7 +99,7 @@ fn reduce_with_patience(grid: &Grid, mode: Reduce, patience: usize) -> Result<Ca
     // The fast path gives up on any contradiction, clues that conflict
     // included: the general one then finds it and says where.
     if let (Reduce::Propagate | Reduce::Probe, Some(sets)) = (mode, &geometry.cell_sets) {
-        if let Some(candidates) = reduce_on_boards(grid, &[], sets, mode, patience) {
+        if let Some(candidates) = reduce_on_boards(grid, sets, mode, patience) {
             return Ok(candidates);
         }
     }
@@ -141,18 +141,6 @@ fn reduce_by_units(grid: &Grid, mode: Reduce, patience: usize) -> Result<Candida
         candidates.masks = Vec::new();
     }
     Ok(candidates)
-}
-
-/// Singles, then probing in full, on a grid partly filled whose free cells
-/// may hold only the digits of `masks` (per cell, bit `d`: digit `d + 1`):
-/// the grid they fill, if they fill it. `None` where they stall or meet a
-/// contradiction, and on boards of more than 128 cells (on lists of cells a
-/// candidate tried costs some ten times more). Completion in `cpu-lanes`
-/// asks it of a chain's grid where singles stall.
-pub(crate) fn fill_by_probing(grid: &Grid, masks: &[u32]) -> Option<Grid> {
-    let sets = grid.geometry().cell_sets.as_ref()?;
-    let filled = reduce_on_boards(grid, masks, sets, Reduce::Probe, PROBES_WITHOUT_REMOVAL)?.fixed;
-    filled.is_complete().then_some(filled)
 }
 
 const MAX_DIGITS: usize = CellSets::MAX_DIGITS;
@@ -336,10 +324,8 @@ impl Boards<'_> {
 /// of cells (singles reach a fixed point that does not depend on the order;
 /// probing tries candidates in the same order), several times faster on
 /// easy collections (BENCHMARKS.md).
-/// `masks`, where not empty, limits each free cell's digits (bit `d`:
-/// digit `d + 1`) before singles start.
 /// `None` on a contradiction, clues that conflict included.
-fn reduce_on_boards(grid: &Grid, masks: &[u32], sets: &CellSets, mode: Reduce, patience: usize) -> Option<Candidates> {
+fn reduce_on_boards(grid: &Grid, sets: &CellSets, mode: Reduce, patience: usize) -> Option<Candidates> {
     let n = grid.shape.n;
     let by_digit = CellSets::cells_by_digit(&grid.cells, n);
     let mut boards = Boards {
@@ -356,13 +342,6 @@ fn reduce_on_boards(grid: &Grid, masks: &[u32], sets: &CellSets, mode: Reduce, p
     // The clues, placed like any digit: false where two of a digit are peers.
     for (digit, &clues) in by_digit[1..=n].iter().enumerate() {
         boards.place(clues, digit).then_some(())?;
-    }
-    for (cell, &mask) in masks.iter().enumerate().filter(|&(_, &mask)| mask != 0) {
-        for (digit, may) in boards.may[..n].iter_mut().enumerate() {
-            if mask >> digit & 1 == 0 {
-                *may &= !(1 << cell);
-            }
-        }
     }
     boards.singles_until_done()?;
     // Each pass applies singles after every removal: none are left after it.
@@ -583,33 +562,6 @@ mod tests {
         assert!(!boards.place(1 << 1 | 1 << 3, 1));
     }
 
-    /// Probing keeps to the digits each free cell's mask allows: with ten
-    /// cells of Inkala's puzzle allowed only their solution's digit it
-    /// fills the grid (singles and probing alone do not), and with one more
-    /// cell barred from its solution's digit it fills nothing.
-    #[test]
-    fn probing_keeps_to_the_digits_masks_allow() {
-        let inkala = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
-        let solved = "812753649943682175675491283154237896369845721287169534521974368438526917796318452";
-        let grid = crate::puzzle::parse_grid(inkala.as_bytes(), Variant::Standard).unwrap();
-        let solved: Vec<u8> = solved.bytes().map(|b| b - b'0').collect();
-        let free: Vec<usize> = (0..81).filter(|&c| grid.cells[c] == 0).collect();
-        assert_eq!(fill_by_probing(&grid, &[]), None, "the puzzle alone");
-        let mut random = crate::rng::WyRand::new(5);
-        for _ in 0..20 {
-            let mut masks = vec![0; 81];
-            for _ in 0..10 {
-                let cell = free[(random.next_u64() % free.len() as u64) as usize];
-                masks[cell] = 1 << (solved[cell] - 1);
-            }
-            let filled = fill_by_probing(&grid, &masks).expect("ten cells given fill the grid");
-            assert_eq!(filled.cells, solved);
-            let barred = *free.iter().find(|&&cell| masks[cell] == 0).unwrap();
-            masks[barred] = 0x1FF & !(1 << (solved[barred] - 1));
-            assert_eq!(fill_by_probing(&grid, &masks), None, "cell {barred} barred from its digit");
-        }
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
@@ -628,7 +580,7 @@ mod tests {
             let sets = grid.geometry().cell_sets.as_ref().expect("at most 128 cells");
             let briefly = (Reduce::Probe, BRIEF_PROBES_WITHOUT_REMOVAL);
             for (mode, patience) in [(Reduce::Propagate, 0), (Reduce::Probe, PROBES_WITHOUT_REMOVAL), briefly] {
-                let fast = reduce_on_boards(&grid, &[], sets, mode, patience);
+                let fast = reduce_on_boards(&grid, sets, mode, patience);
                 let general = reduce_by_units(&grid, mode, patience);
                 // Sound: the grid the puzzle came from stays possible, unless
                 // probing ended with another solution.

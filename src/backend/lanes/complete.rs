@@ -1,12 +1,10 @@
 //! Completion: each chain's cells outside every house with a violated unit
-//! kept, the rest filled by naked and hidden singles, and where singles
-//! stall, probed; a chain whose grid fills without a contradiction jumps
-//! to that solution.
+//! kept, the rest filled by naked and hidden singles; a chain whose grid
+//! fills without a contradiction jumps to that solution.
 
-use super::vector::{Constraint, Lanes, LANES};
+use super::vector::{Constraint, Lanes};
 use crate::backend::tables::CellTable;
-use crate::grid::{Geometry, Grid};
-use crate::reduce::fill_by_probing;
+use crate::grid::Geometry;
 
 /// What completion reads of a puzzle: houses, their clues, each cell's.
 #[derive(Debug, Clone)]
@@ -24,8 +22,6 @@ pub(super) struct Completion {
     /// Every digit's bit.
     all_digits: i16,
     houses: usize,
-    /// The board's fixed cells, where a lane whose singles stall is probed.
-    probe_from: Option<Grid>,
 }
 
 /// The most houses and free cells completion works on (16 × 16 boards):
@@ -71,9 +67,8 @@ impl Completion {
         board.n <= 16 && board.uniform && board.cells <= CELLS && board.unit_cells.len() <= HOUSES
     }
 
-    /// On a board it [`fits`](Completion::fits); lanes whose singles stall
-    /// are probed where `probe_from` holds the board's fixed cells.
-    pub(super) fn new(geometry: &Geometry, table: &CellTable, units: &[u16], probe_from: Option<Grid>) -> Completion {
+    /// On a board it [`fits`](Completion::fits).
+    pub(super) fn new(geometry: &Geometry, table: &CellTable, units: &[u16]) -> Completion {
         let n = geometry.n;
         let houses = geometry.unit_cells.len();
         let clue_digits = (0..houses)
@@ -91,7 +86,7 @@ impl Completion {
         let candidate_bit = table.digits.iter().map(|&d| (1u16 << d) as i16).collect();
         let unit_house = units.iter().map(|&k| ((k as usize - geometry.cells) / n) as u16).collect();
         let all_digits = ((1u32 << n) - 1) as u16 as i16;
-        Completion { clue_digits, cell_houses, cell_digits, candidate_bit, unit_house, all_digits, houses, probe_from }
+        Completion { clue_digits, cell_houses, cell_digits, candidate_bit, unit_house, all_digits, houses }
     }
 
     pub(super) fn candidate_bit(&self, j: usize) -> i16 {
@@ -145,9 +140,8 @@ impl Completion {
         for (held, &clues) in held.iter_mut().zip(&self.clue_digits) {
             *held = *held | Lanes::splat(clues);
         }
-        // Lanes fail on a contradiction, or stall; stalled ones are probed.
-        let (mut failed, mut stalled) = (zero, zero);
-        let filled = loop {
+        let mut failed = zero;
+        loop {
             // Naked singles, each placed at once: an open cell's digits not
             // held in its houses.
             let (mut unfilled, mut empty, mut progress) = (zero, zero, zero);
@@ -173,7 +167,7 @@ impl Completion {
             failed = failed | empty;
             let unfilled = !unfilled.eq_mask(zero);
             if unfilled.and_not(failed).is_zero() {
-                break !failed;
+                return !failed;
             }
             // Hidden singles: a digit missing from a house with one open place.
             for (once, twice) in once.iter_mut().zip(twice.iter_mut()).take(self.houses) {
@@ -213,44 +207,12 @@ impl Completion {
                 progress = progress | new;
             }
             failed = failed | !(lost | several | clash).eq_mask(zero);
-            // Lanes that neither fail nor move on stall.
-            let stalls = unfilled.and_not(failed) & progress.eq_mask(zero);
-            stalled = stalled | stalls;
-            failed = failed | stalls;
+            // Lanes that neither fail nor move on are stuck.
+            failed = failed | unfilled & progress.eq_mask(zero);
             if unfilled.and_not(failed).is_zero() {
-                break !failed & !unfilled;
-            }
-        };
-        match &self.probe_from {
-            Some(fixed) if !stalled.is_zero() => filled | self.probe(fixed, table, stalled, placed),
-            _ => filled,
-        }
-    }
-
-    /// The lanes of `stalled` that probing fills, each one's grid so far (its
-    /// `placed` cells, the others open with their candidates) probed on the
-    /// board's bit sets; their cells' digit bits written to `placed`. A few
-    /// lanes in a hundred stall: one at a time.
-    #[inline(never)]
-    fn probe(&self, fixed: &Grid, table: &CellTable, stalled: Lanes, placed: &mut [Lanes]) -> Lanes {
-        let mut filled = Lanes::splat(0);
-        let (mut grid, mut masks) = (fixed.clone(), vec![0; fixed.cells.len()]);
-        for lane in (0..LANES).filter(|&lane| stalled.0[lane] != 0) {
-            for ((&cell, placed), &digits) in table.cells.iter().zip(&*placed).zip(&self.cell_digits) {
-                let (cell, bit) = (cell as usize, placed.0[lane] as u16);
-                (grid.cells[cell], masks[cell]) = match bit {
-                    0 => (0, digits as u16 as u32),
-                    _ => (bit.trailing_zeros() as u8 + 1, 0),
-                };
-            }
-            if let Some(solved) = fill_by_probing(&grid, &masks) {
-                for (&cell, placed) in table.cells.iter().zip(&mut *placed) {
-                    placed.0[lane] = (1u16 << (solved.cells[cell as usize] - 1)) as i16;
-                }
-                filled.0[lane] = -1;
+                return !failed & !unfilled;
             }
         }
-        filled
     }
 }
 
@@ -271,9 +233,8 @@ mod tests {
     /// The same completion one grid at a time, on the board: the cells of
     /// the houses with a violated unit emptied, then naked and hidden
     /// singles in turn, each placed at once, until the grid fills, a cell or
-    /// a house's digit has no place, or nothing moves; then, if `probe`,
-    /// the grid so far probed.
-    fn complete_one(model: &Model, table: &CellTable, choice: &[u8], probe: bool) -> Option<Vec<u8>> {
+    /// a house's digit has no place, or nothing moves.
+    fn complete_one(model: &Model, table: &CellTable, choice: &[u8]) -> Option<Vec<u8>> {
         let geometry = model.geometry();
         let mut grid = model.fixed.cells.clone();
         for (i, &cell) in table.cells.iter().enumerate() {
@@ -324,10 +285,7 @@ mod tests {
                 }
             }
             if grid.contains(&0) && !moved {
-                let masks =
-                    (0..geometry.cells).map(|c| if grid[c] == 0 { candidates[c] } else { 0 }).collect::<Vec<_>>();
-                let stalled = Grid { shape: model.fixed.shape, cells: grid };
-                return fill_by_probing(&stalled, &masks).filter(|_| probe).map(|solved| solved.cells);
+                return None;
             }
             if !grid.contains(&0) {
                 let clash = (0..geometry.cells).any(|c| geometry.peers[c].iter().any(|&p| grid[p] == grid[c]));
@@ -337,8 +295,7 @@ mod tests {
     }
 
     /// Each lane's completion is the one grid's: the same lanes fill, to the
-    /// same solutions, on states from random to one house off the solution,
-    /// by singles alone and with probing where they stall.
+    /// same solutions, on states from random to one house off the solution.
     #[test]
     fn completion_fills_the_lanes_the_one_grid_completion_fills() {
         // Reduced as `--reduce propagate` would.
@@ -346,8 +303,7 @@ mod tests {
         let model = Model::build(&reduce(&puzzle, Reduce::Propagate).unwrap()).unwrap();
         let table = CellTable::new(&model);
         let units = violable_units(&table);
-        let completions = [None, Some(model.fixed.clone())]
-            .map(|probe_from| Completion::new(model.geometry(), &table, &units, probe_from));
+        let completion = Completion::new(model.geometry(), &table, &units);
         let solved: Vec<u8> = INKALA_SOLVED.bytes().map(|b| b - b'0').collect();
         let solution: Vec<u8> = (0..table.len())
             .map(|i| {
@@ -356,7 +312,7 @@ mod tests {
             })
             .collect();
         let mut random = WyRand::new(11);
-        let (mut filled, mut tried) = ([0, 0], 0);
+        let (mut filled, mut tried) = (0, 0);
         let geometry = model.geometry();
         for round in 0..400 {
             // Lane l: the solution with l % 8 cells redrawn at random, or
@@ -397,26 +353,22 @@ mod tests {
                     }
                 }
             }
-            tried += CHAINS_PER_GROUP;
-            for (probe, completion) in completions.iter().enumerate() {
-                let mut scratch = Box::<CompletionScratch>::default();
-                let lanes = completion.fill::<3>(&table, &choice, &constraints, &units, &mut scratch);
-                for (l, lane_choice) in choices.iter().enumerate() {
-                    let one = complete_one(&model, &table, lane_choice, probe == 1);
-                    assert_eq!(lanes.0[l] == -1, one.is_some(), "round {round}, lane {l}, probing {probe}");
-                    if let Some(grid) = one {
-                        filled[probe] += 1;
-                        assert_eq!(grid, solved, "round {round}, lane {l}: a solution, the only one");
-                        for (i, &cell) in table.cells.iter().enumerate() {
-                            let bit = scratch.placed()[i].0[l];
-                            assert_eq!(bit, 1 << (grid[cell as usize] - 1), "round {round}, lane {l}, cell {i}");
-                        }
+            let mut scratch = Box::<CompletionScratch>::default();
+            let lanes = completion.fill::<3>(&table, &choice, &constraints, &units, &mut scratch);
+            for (l, lane_choice) in choices.iter().enumerate() {
+                let one = complete_one(&model, &table, lane_choice);
+                tried += 1;
+                assert_eq!(lanes.0[l] == -1, one.is_some(), "round {round}, lane {l}");
+                if let Some(grid) = one {
+                    filled += 1;
+                    assert_eq!(grid, solved, "round {round}, lane {l}: a solution, the only one");
+                    for (i, &cell) in table.cells.iter().enumerate() {
+                        let bit = scratch.placed()[i].0[l];
+                        assert_eq!(bit, 1 << (grid[cell as usize] - 1), "round {round}, lane {l}, cell {i}");
                     }
                 }
             }
         }
-        let [singles, probed] = filled;
-        assert!(singles > tried / 10 && probed < tried * 9 / 10, "{singles} and {probed} of {tried} lanes filled");
-        assert!(probed > singles + tried / 50, "probing fills {probed} lanes of {tried}, singles {singles}");
+        assert!(filled > tried / 10 && filled < tried * 9 / 10, "{filled} of {tried} lanes filled");
     }
 }

@@ -688,8 +688,7 @@ mod tests {
 
     /// The starting state and the sweep `run` picks (compiled for AVX2 where
     /// the CPU has it) leave every chain as those compiled for any x86-64
-    /// do, bit for bit, the chains' grids completed every other sweep (and
-    /// probed where singles stall): at
+    /// do, bit for bit, the chains' grids completed every other sweep: at
     /// two temperatures in alternate lanes; at one, where the AVX2 sweep
     /// reads its weights from tables instead of multiplying; and in ladders
     /// of four rungs, from each quarter's table.
@@ -698,7 +697,7 @@ mod tests {
         let (model, rule) = (inkala_model(), AdaptiveWeights::DEFAULT);
         let table = CellTable::new(&model);
         let units = violable_units(&table);
-        let completion = Completion::new(model.geometry(), &table, &units, Some(model.fixed.clone()));
+        let completion = Completion::new(model.geometry(), &table, &units);
         let q = [1.2, 0.8, 0.6, 0.5].map(|t: f64| (-1.0 / t).exp());
         let on_any = Group::random_on_any(&table, &units, Weights::Adaptive(rule), 7, Lanes::mul_high_unsigned);
         let on_this = Group::random(&table, &units, Weights::Adaptive(rule), 7, 1);

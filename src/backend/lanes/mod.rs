@@ -28,9 +28,8 @@
 //!   quarter of the vector, so the weights come from a table per quarter
 //!   (`group.rs`); a chain then draws its new lane's random numbers.
 //!
-//! With `--complete probe` (its default) or `singles` the chains' grids are
-//! also completed by singles in their lanes, and under `probe` a grid whose
-//! singles stall is probed (`complete.rs`, docs/DESIGN.md §4).
+//! With `--complete singles` (its default) the chains' grids are also
+//! completed by singles in their lanes (`complete.rs`, docs/DESIGN.md §4).
 
 use std::ops::Range;
 
@@ -42,7 +41,7 @@ use super::tables::CellTable;
 use super::{Backend, Layout, Problem};
 use crate::dynamics::{Completion as DynamicsCompletion, Weights, HEAT_BATH_ONE};
 use crate::error::Result;
-use crate::grid::{Geometry, Grid, Shape, MAX_N};
+use crate::grid::{Geometry, Shape, MAX_N};
 use crate::rng::stream_key;
 
 mod complete;
@@ -94,9 +93,6 @@ struct Puzzle {
     /// sweeps that complete (made at every load, they cost an easy
     /// collection 5 % of its time).
     completion_board: Option<&'static Geometry>,
-    /// The board's fixed cells, until those tables are made, where chains'
-    /// grids whose singles stall are probed.
-    probe_from: Option<Grid>,
     completion: Option<Completion>,
     spins: usize,
     sweeps_done: u32,
@@ -126,7 +122,7 @@ impl Chains for Puzzle {
     fn sweep(&mut self, rung_of_replica: &[u32], count: u32) {
         if let Some(board) = self.completion_board {
             if (self.sweeps_done..self.sweeps_done + count).any(group::completes_after) {
-                self.completion = Some(Completion::new(board, &self.table, &self.units, self.probe_from.take()));
+                self.completion = Some(Completion::new(board, &self.table, &self.units));
                 self.completion_board = None;
             }
         }
@@ -213,15 +209,9 @@ impl Backend for LanesBackend {
         let (rung_powers, rung_bits) = (q.iter().map(|&q| powers(q)).collect(), q.iter().map(|&q| bits(q)).collect());
         let units = violable_units(&table);
         let completion_board = match problem.dynamics.completion {
-            DynamicsCompletion::Singles | DynamicsCompletion::Probe => {
-                Some(problem.model.geometry()).filter(|board| Completion::fits(board))
-            }
+            DynamicsCompletion::Singles => Some(problem.model.geometry()).filter(|board| Completion::fits(board)),
             DynamicsCompletion::Off => None,
         };
-        // Probing a grid is only fast on boards of bit sets (9×9 and smaller).
-        let probes = problem.dynamics.completion == DynamicsCompletion::Probe
-            && completion_board.is_some_and(|board| board.cell_sets.is_some());
-        let probe_from = probes.then(|| problem.model.fixed.clone());
         let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
             .map(|g| {
                 let group = Group::random(&table, &units, weights, stream_key(problem.seed, g as u32), rungs);
@@ -242,7 +232,6 @@ impl Backend for LanesBackend {
                 rung_bits,
                 groups,
                 completion_board,
-                probe_from,
                 completion: None,
                 spins,
                 sweeps_done: 0,
