@@ -18,7 +18,9 @@
 //!   violated units are kept and the rest filled by naked and hidden
 //!   singles; a chain whose grid fills without a contradiction moves to
 //!   that solution. It reads the chain and leaves it as it is otherwise, so
-//!   the chains' distribution until a solution is the move set's own.
+//!   the chains' distribution until a solution is the move set's own; but
+//!   where every ladder has one rung the chains run at twice their rung's
+//!   temperature once completion starts (after the 10th sweep).
 
 use crate::tempering::Ladder;
 
@@ -87,7 +89,8 @@ pub enum Completion {
     Off,
     /// From the 12th sweep, every other sweep, a chain's grid outside the
     /// houses of its violated units, completed by naked and hidden singles
-    /// where they fill it.
+    /// where they fill it; on one-rung ladders the chains run at twice their
+    /// temperature from the 11th sweep.
     Singles,
 }
 

@@ -30,12 +30,26 @@ const COMPLETE_EVERY: u32 = 2;
 /// most others after the second (completed from the second sweep on, an
 /// easy collection took 1.05 times the CPU time; from the sixth, magictour
 /// 1.07 times). The hardest class needs 1.08 times the work without them.
-const SWEEPS_BEFORE_COMPLETION: u32 = 10;
+pub(super) const SWEEPS_BEFORE_COMPLETION: u32 = 10;
 
 /// Whether the chains' grids are completed after sweep `s` (counted from
 /// 0; from 1, as the relaxing sweeps are, every `COMPLETE_EVERY`th).
 pub(super) fn completes_after(s: u32) -> bool {
     s + 1 > SWEEPS_BEFORE_COMPLETION && (s + 1).is_multiple_of(COMPLETE_EVERY)
+}
+
+/// Where grids are completed and every ladder has one rung, the chains run
+/// at this many times their rung's temperature in the calls that start
+/// after the first `SWEEPS_BEFORE_COMPLETION` sweeps: completion wants
+/// varied grids with many cells right, not the lowest energies (the hardest
+/// class needs 0.37 of the work and 0.56 of the time; an easy collection's
+/// chains have mostly solved theirs by then: BENCHMARKS.md). Not on ladders of several rungs,
+/// whose exchanges weigh energies at the rungs' own temperatures.
+pub(super) const COMPLETION_HEAT: f64 = 2.0;
+
+/// Whether a call whose first sweep is `s` runs its chains hotter.
+pub(super) fn runs_hot_from(s: u32) -> bool {
+    s >= SWEEPS_BEFORE_COMPLETION
 }
 
 /// Quarters of a group's lanes, and the rungs of a ladder whose chains
@@ -85,10 +99,10 @@ pub(super) struct Group {
     /// Set once a group rather than once a call: zeroing it took 1.5 % of
     /// a hardest-class run.
     scratch: Scratch,
-    /// The rungs and bits `powers` were set for: a call with the same ones
-    /// (every call, at one temperature) sets nothing (2 % of a
-    /// hardest-class run went to setting them again).
-    rungs_set: (Vec<u32>, usize),
+    /// The rungs, their powers and the bits `powers` were set for: a call
+    /// with the same ones (every call, at one temperature) sets nothing (2 %
+    /// of a hardest-class run went to setting them again).
+    rungs_set: (Vec<u32>, Vec<[i16; X_BITS]>, usize),
     /// Passed on from a puzzle unloaded, or made at the group's first
     /// completion: an easy puzzle solved before makes none.
     completion_scratch: Option<Box<CompletionScratch>>,
@@ -214,7 +228,7 @@ impl Group {
             four_rung_ladders: false,
             most_candidates: (0..table.len()).map(|i| table.candidates(i).len()).max().unwrap_or(0),
             scratch: Scratch { energies: [Lanes::splat(0); MAX_N], masses: [Lanes::splat(0); MAX_N] },
-            rungs_set: (Vec::new(), 0),
+            rungs_set: (Vec::new(), Vec::new(), 0),
             completion_scratch: None,
         };
         group.energy = group.energies(units);
@@ -226,10 +240,10 @@ impl Group {
     /// and `bits` is small enough. Chains of four-rung ladders first move to
     /// their rungs' quarters.
     pub(super) fn set_rungs(&mut self, rungs: &[u32], rung_powers: &[[i16; X_BITS]], bits: usize, units: &[u16]) {
-        if self.rungs_set.1 == bits && self.rungs_set.0 == rungs {
+        if self.rungs_set.2 == bits && self.rungs_set.0 == rungs && self.rungs_set.1 == rung_powers {
             return;
         }
-        self.rungs_set = (rungs.to_vec(), bits);
+        self.rungs_set = (rungs.to_vec(), rung_powers.to_vec(), bits);
         if self.four_rung_ladders {
             self.arrange(rungs, units);
         }

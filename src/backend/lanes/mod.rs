@@ -87,6 +87,9 @@ struct Puzzle {
     rung_powers: Vec<[i16; X_BITS]>,
     /// Each rung's bits of x that can give a nonzero weight.
     rung_bits: Vec<usize>,
+    /// The same at `COMPLETION_HEAT` times each rung's temperature, where
+    /// the chains run hotter once grids are completed.
+    hot_rungs: Option<(Vec<[i16; X_BITS]>, Vec<usize>)>,
     groups: Vec<Group>,
     /// The board, while the chains' grids are to be completed and
     /// completion's tables are not made yet: they are made for the first
@@ -126,9 +129,15 @@ impl Chains for Puzzle {
                 self.completion_board = None;
             }
         }
-        let Puzzle { table, units, weights, rung_powers, rung_bits, groups, sweeps_done, completion, .. } = self;
+        let Puzzle {
+            table, units, weights, rung_powers, rung_bits, hot_rungs, groups, sweeps_done, completion, ..
+        } = self;
         let completion = completion.as_ref();
         let (first, weights) = (*sweeps_done, *weights);
+        let (rung_powers, rung_bits) = match hot_rungs {
+            Some((powers, bits)) if group::runs_hot_from(first) => (&*powers, &*bits),
+            _ => (&*rung_powers, &*rung_bits),
+        };
         let rule = match weights {
             Weights::Adaptive(rule) => Some(rule),
             Weights::Fixed => None,
@@ -206,12 +215,16 @@ impl Backend for LanesBackend {
         // The heat-bath row's second entry is HEAT_BATH_ONE · q.
         let q: Vec<f64> =
             (0..rungs).map(|r| problem.row(r).get(1).map_or(0.0, |&w| w as f64 / HEAT_BATH_ONE as f64)).collect();
-        let (rung_powers, rung_bits) = (q.iter().map(|&q| powers(q)).collect(), q.iter().map(|&q| bits(q)).collect());
+        let tables = |q: &[f64]| (q.iter().map(|&q| powers(q)).collect(), q.iter().map(|&q| bits(q)).collect());
+        let (rung_powers, rung_bits) = tables(&q);
         let units = violable_units(&table);
         let completion_board = match problem.dynamics.completion {
             DynamicsCompletion::Singles => Some(problem.model.geometry()).filter(|board| Completion::fits(board)),
             DynamicsCompletion::Off => None,
         };
+        // q = exp(−1/T): at h·T, q^(1/h).
+        let hot = q.iter().map(|&q| q.powf(1.0 / group::COMPLETION_HEAT)).collect::<Vec<_>>();
+        let hot_rungs = (completion_board.is_some() && rungs == 1).then(|| tables(&hot));
         let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
             .map(|g| {
                 let group = Group::random(&table, &units, weights, stream_key(problem.seed, g as u32), rungs);
@@ -230,6 +243,7 @@ impl Backend for LanesBackend {
                 weights,
                 rung_powers,
                 rung_bits,
+                hot_rungs,
                 groups,
                 completion_board,
                 completion: None,
@@ -262,5 +276,61 @@ impl Backend for LanesBackend {
 
     fn weights(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
         self.slots.read(replicas, Puzzle::weights)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamics::{AdaptiveWeights, Dynamics, Moves};
+    use crate::model::Model;
+    use crate::puzzle::parse_grid;
+    use crate::reduce::{reduce, Reduce};
+    use crate::tempering::Ladder;
+
+    /// With grids completed on a one-rung ladder, the calls that start
+    /// after the first sweeps run at twice the temperature: the backend's
+    /// chains are those of a group swept cold, then hot, by hand; on a
+    /// ladder of two rungs they stay at their rungs' temperatures.
+    #[test]
+    fn chains_run_hotter_once_grids_are_completed_on_one_rung() {
+        let inkala = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
+        let puzzle = parse_grid(inkala.as_bytes(), crate::grid::Variant::Standard).unwrap();
+        let model = Model::build(&reduce(&puzzle, Reduce::Propagate).unwrap()).unwrap();
+        let rule = AdaptiveWeights::DEFAULT;
+        let dynamics =
+            Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(rule), completion: DynamicsCompletion::Singles };
+        let first = group::SWEEPS_BEFORE_COMPLETION;
+        for rungs in [1, 2] {
+            let ladder = Ladder::geometric(rungs, 1.2, 2.0);
+            let problem = Problem::with_dynamics(&model, &ladder, 3, dynamics);
+            let layout =
+                Layout { shape: model.fixed.shape, slots: 1, replicas_per_slot: CHAINS_PER_GROUP, rungs, dynamics };
+            let mut backend = LanesBackend::new();
+            backend.configure(layout).unwrap();
+            backend.load(0, &problem).unwrap();
+            let rung_of_replica: Vec<u32> = (0..CHAINS_PER_GROUP as u32).map(|c| c % rungs as u32).collect();
+            for count in [first, 5] {
+                backend.submit(0..1, &rung_of_replica, &[count]).unwrap();
+            }
+            let swept = backend.slots.unload(0).unwrap().groups.remove(0);
+
+            let table = CellTable::new(&model);
+            let units = violable_units(&table);
+            let completion = Completion::new(model.geometry(), &table, &units);
+            let q: Vec<f64> = (0..rungs).map(|r| problem.row(r)[1] as f64 / HEAT_BATH_ONE as f64).collect();
+            let heat = if rungs == 1 { group::COMPLETION_HEAT } else { 1.0 };
+            let mut by_hand = Group::random(&table, &units, Weights::Adaptive(rule), stream_key(3, 0), rungs);
+            for (numbers, heat) in [(0..first, 1.0), (first..first + 5, heat)] {
+                let q: Vec<f64> = q.iter().map(|&q| q.powf(1.0 / heat)).collect();
+                let rung_powers: Vec<_> = q.iter().map(|&q| powers(q)).collect();
+                let bits = q.iter().map(|&q| bits(q)).max().unwrap();
+                by_hand.set_rungs(&rung_of_replica, &rung_powers, bits, &units);
+                let (table, units, completion) = (&table, &units[..], Some(&completion));
+                by_hand.run(Sweeps { table, units, bits, rule: Some(rule), numbers, completion });
+            }
+            assert!(swept.choice == by_hand.choice, "{rungs} rungs: the chains differ");
+            assert!(swept.constraints == by_hand.constraints, "{rungs} rungs: the totals and weights differ");
+        }
     }
 }
