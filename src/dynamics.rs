@@ -20,7 +20,8 @@
 //!   that solution. It reads the chain and leaves it as it is otherwise, so
 //!   the chains' distribution until a solution is the move set's own; but
 //!   where every ladder has one rung the chains run at twice their rung's
-//!   temperature once completion starts (after the 10th sweep).
+//!   temperature once completion starts (from the 11th sweep), and their
+//!   grids are completed after every sweep.
 
 use crate::tempering::Ladder;
 
@@ -90,7 +91,7 @@ pub enum Completion {
     /// From the 12th sweep, every other sweep, a chain's grid outside the
     /// houses of its violated units, completed by naked and hidden singles
     /// where they fill it; on one-rung ladders the chains run at twice their
-    /// temperature from the 11th sweep.
+    /// temperature from the 11th sweep, completed after every sweep.
     Singles,
 }
 

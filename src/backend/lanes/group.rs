@@ -20,10 +20,26 @@ pub(super) fn has_avx2() -> bool {
     false
 }
 
-/// Sweeps between two completions of the chains' grids: after every sweep
-/// a hardest-class run takes 1.05 times the CPU time of every other sweep
-/// (a completion costs about a sweep; BENCHMARKS.md).
+/// Sweeps between two completions of the chains' grids at the rungs' own
+/// temperatures: after every sweep a hardest-class run takes 1.05 times the
+/// CPU time of every other sweep (a completion costs about a sweep), and
+/// 16×16 boards 1.14 times the instructions (BENCHMARKS.md).
 const COMPLETE_EVERY: u32 = 2;
+
+/// The same where the chains run hot (`COMPLETION_HEAT`): a hot chain's
+/// grids fill more often, and after every sweep the hardest class needs
+/// 0.82 of the instructions of every other sweep, forum hardest 0.89
+/// (BENCHMARKS.md).
+const HOT_COMPLETE_EVERY: u32 = 1;
+
+/// The sweeps between two completions, where chains run hot or not.
+pub(super) fn complete_every(hot: bool) -> u32 {
+    if hot {
+        HOT_COMPLETE_EVERY
+    } else {
+        COMPLETE_EVERY
+    }
+}
 
 /// The first sweeps, after which no grid is completed: an easy puzzle's
 /// chains mostly solve it in the first round, and full probing decides
@@ -33,18 +49,19 @@ const COMPLETE_EVERY: u32 = 2;
 pub(super) const SWEEPS_BEFORE_COMPLETION: u32 = 10;
 
 /// Whether the chains' grids are completed after sweep `s` (counted from
-/// 0; from 1, as the relaxing sweeps are, every `COMPLETE_EVERY`th).
-pub(super) fn completes_after(s: u32) -> bool {
-    s + 1 > SWEEPS_BEFORE_COMPLETION && (s + 1).is_multiple_of(COMPLETE_EVERY)
+/// 0; from 1, as the relaxing sweeps are, every `every`th).
+pub(super) fn completes_after(s: u32, every: u32) -> bool {
+    s + 1 > SWEEPS_BEFORE_COMPLETION && (s + 1).is_multiple_of(every)
 }
 
 /// Where grids are completed and every ladder has one rung, the chains run
 /// at this many times their rung's temperature in the calls that start
 /// after the first `SWEEPS_BEFORE_COMPLETION` sweeps: completion wants
-/// varied grids with many cells right, not the lowest energies (the hardest
-/// class needs 0.37 of the work and 0.56 of the time; an easy collection's
-/// chains have mostly solved theirs by then: BENCHMARKS.md). Not on ladders of several rungs,
-/// whose exchanges weigh energies at the rungs' own temperatures.
+/// varied grids with many cells right, not the lowest energies (completed
+/// every other sweep, the hardest class needs 0.37 of the work and 0.56 of
+/// the time; an easy collection's chains have mostly solved theirs by
+/// then: BENCHMARKS.md). Not on ladders of several rungs, whose exchanges
+/// weigh energies at the rungs' own temperatures.
 pub(super) const COMPLETION_HEAT: f64 = 2.0;
 
 /// Whether a call whose first sweep is `s` runs its chains hotter.
@@ -128,7 +145,14 @@ pub(super) struct Sweeps<'a> {
     /// The sweeps' numbers (relaxing ones are multiples of `relax_every`, counted from 1).
     pub(super) numbers: Range<u32>,
     /// Completion's tables, where the chains' grids are completed.
-    pub(super) completion: Option<&'a Completion>,
+    pub(super) completion: Option<Completing<'a>>,
+}
+
+/// Completion in a call: its tables, and the sweeps between two completions.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Completing<'a> {
+    pub(super) tables: &'a Completion,
+    pub(super) every: u32,
 }
 
 impl Group {
@@ -422,10 +446,10 @@ impl Group {
                 5 => self.sweep::<5, W>(sweeps.table, sweeps.bits, &weights, &mul_high),
                 width => unreachable!("no board has candidates in {width} units"),
             }
-            if let Some(completion) = sweeps.completion.filter(|_| completes_after(s)) {
+            if let Some(Completing { tables, .. }) = sweeps.completion.filter(|c| completes_after(s, c.every)) {
                 let complete = match sweeps.table.unit_width {
-                    2 => self.complete::<2>(sweeps.table, sweeps.units, completion),
-                    3 => self.complete::<3>(sweeps.table, sweeps.units, completion),
+                    2 => self.complete::<2>(sweeps.table, sweeps.units, tables),
+                    3 => self.complete::<3>(sweeps.table, sweeps.units, tables),
                     width => unreachable!("completion on cells in {width} houses"),
                 };
                 if complete {
@@ -722,7 +746,7 @@ mod tests {
         for (rungs, ladder_rungs, tables) in
             [(alternate, 2, false), (vec![0; CHAINS_PER_GROUP], 1, true), (ladders, QUARTERS, true)]
         {
-            let (bits, completion) = (bits(q[0]), Some(&completion));
+            let (bits, completion) = (bits(q[0]), Some(Completing { tables: &completion, every: 2 }));
             let sweeps = Sweeps { table: &table, units: &units, bits, rule: Some(rule), numbers: 0..40, completion };
             let mut for_any = Group::random(&table, &units, Weights::Adaptive(rule), 7, ladder_rungs);
             for_any.set_rungs(&rungs, &q.map(powers), sweeps.bits, &units);

@@ -49,7 +49,7 @@ mod group;
 mod vector;
 
 use complete::{Completion, CompletionScratch};
-use group::{has_avx2, Group, Sweeps};
+use group::{has_avx2, Completing, Group, Sweeps};
 pub use vector::LANES as CHAINS_PER_GROUP;
 
 /// Bits of x = e − e_min a heat-bath weight is computed from: x ≥ 2¹⁰
@@ -123,8 +123,9 @@ fn violable_units(table: &CellTable) -> Vec<u16> {
 
 impl Chains for Puzzle {
     fn sweep(&mut self, rung_of_replica: &[u32], count: u32) {
+        let every = group::complete_every(self.hot_rungs.is_some());
         if let Some(board) = self.completion_board {
-            if (self.sweeps_done..self.sweeps_done + count).any(group::completes_after) {
+            if (self.sweeps_done..self.sweeps_done + count).any(|s| group::completes_after(s, every)) {
                 self.completion = Some(Completion::new(board, &self.table, &self.units));
                 self.completion_board = None;
             }
@@ -132,7 +133,7 @@ impl Chains for Puzzle {
         let Puzzle {
             table, units, weights, rung_powers, rung_bits, hot_rungs, groups, sweeps_done, completion, ..
         } = self;
-        let completion = completion.as_ref();
+        let completion = completion.as_ref().map(|tables| Completing { tables, every });
         let (first, weights) = (*sweeps_done, *weights);
         let (rung_powers, rung_bits) = match hot_rungs {
             Some((powers, bits)) if group::runs_hot_from(first) => (&*powers, &*bits),
@@ -326,7 +327,9 @@ mod tests {
                 let rung_powers: Vec<_> = q.iter().map(|&q| powers(q)).collect();
                 let bits = q.iter().map(|&q| bits(q)).max().unwrap();
                 by_hand.set_rungs(&rung_of_replica, &rung_powers, bits, &units);
-                let (table, units, completion) = (&table, &units[..], Some(&completion));
+                let every = group::complete_every(rungs == 1);
+                let completion = Some(Completing { tables: &completion, every });
+                let (table, units) = (&table, &units[..]);
                 by_hand.run(Sweeps { table, units, bits, rule: Some(rule), numbers, completion });
             }
             assert!(swept.choice == by_hand.choice, "{rungs} rungs: the chains differ");
