@@ -243,7 +243,7 @@ impl BackendKind {
         let (batch, exchange_every, completion) = match self {
             // A puzzle per thread on the lanes backend (32 chains: one group),
             // and its chains' grids completed by singles, the chains hotter
-            // once they are (2.6 to 3.6 times less CPU time on the hardest
+            // once they are (2.6 to 2.9 times less CPU time on the hardest
             // classes than neither: BENCHMARKS.md).
             BackendKind::CpuLanes => (BatchSize::OnePerThread, 5, Completion::Singles),
             // Measured on an H200 (BENCHMARKS.md, 2026-11-26): 10,000 hardest
