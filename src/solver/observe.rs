@@ -19,7 +19,7 @@ pub struct Progress<'a> {
     pub energies: &'a [i32],
     /// The rung each replica stands on (0: the coldest), in the same order.
     pub rung_of_replica: Vec<u32>,
-    /// Each rung's temperature, coldest first.
+    /// Each rung's temperature in the sweeps just run, coldest first.
     pub temperatures: &'a [f64],
     /// Accepted over proposed exchanges of each adjacent pair of rungs,
     /// coldest pair first, over the puzzle's ladders; `None` where none was proposed.

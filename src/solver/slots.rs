@@ -347,6 +347,10 @@ impl InFlight<'_> {
                 true => vec![0; per_slot],
                 false => active.exchanges.iter().flat_map(|e| e.rung_of_replica.iter().copied()).collect(),
             };
+            // The temperatures the replicas ran at (hotter than the ladder's
+            // where the backend heats its chains for completion).
+            let heat = self.backend.heat(slot);
+            let temperatures: Vec<f64> = self.ladder.temperatures.iter().map(|t| t * heat).collect();
             let attempts = per_pair(&active.exchanges, |e| &e.attempts);
             let accepted = per_pair(&active.exchanges, |e| &e.accepted);
             observer.round(Progress {
@@ -356,7 +360,7 @@ impl InFlight<'_> {
                 seconds: active.started.elapsed().as_secs_f64(),
                 energies: &energies,
                 rung_of_replica,
-                temperatures: &self.ladder.temperatures,
+                temperatures: &temperatures,
                 swap_acceptance: accepted.iter().zip(&attempts).map(|(&a, &n)| acceptance_rate(a, n)).collect(),
                 best_energy,
                 best,

@@ -90,6 +90,8 @@ struct Puzzle {
     /// The same at `COMPLETION_HEAT` times each rung's temperature, where
     /// the chains run hotter once grids are completed.
     hot_rungs: Option<(Vec<[i16; X_BITS]>, Vec<usize>)>,
+    /// Whether the last call ran them.
+    ran_hot: bool,
     groups: Vec<Group>,
     /// The board, while the chains' grids are to be completed and
     /// completion's tables are not made yet: they are made for the first
@@ -131,12 +133,23 @@ impl Chains for Puzzle {
             }
         }
         let Puzzle {
-            table, units, weights, rung_powers, rung_bits, hot_rungs, groups, sweeps_done, completion, ..
+            table,
+            units,
+            weights,
+            rung_powers,
+            rung_bits,
+            hot_rungs,
+            ran_hot,
+            groups,
+            sweeps_done,
+            completion,
+            ..
         } = self;
         let completion = completion.as_ref().map(|tables| Completing { tables, every });
         let (first, weights) = (*sweeps_done, *weights);
+        *ran_hot = hot_rungs.is_some() && group::runs_hot_from(first);
         let (rung_powers, rung_bits) = match hot_rungs {
-            Some((powers, bits)) if group::runs_hot_from(first) => (&*powers, &*bits),
+            Some((powers, bits)) if *ran_hot => (&*powers, &*bits),
             _ => (&*rung_powers, &*rung_bits),
         };
         let rule = match weights {
@@ -245,6 +258,7 @@ impl Backend for LanesBackend {
                 rung_powers,
                 rung_bits,
                 hot_rungs,
+                ran_hot: false,
                 groups,
                 completion_board,
                 completion: None,
@@ -278,6 +292,13 @@ impl Backend for LanesBackend {
     fn weights(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
         self.slots.read(replicas, Puzzle::weights)
     }
+
+    fn heat(&self, slot: usize) -> f64 {
+        match self.slots.get(slot) {
+            Some(puzzle) if puzzle.ran_hot => group::COMPLETION_HEAT,
+            _ => 1.0,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -292,7 +313,8 @@ mod tests {
     /// With grids completed on a one-rung ladder, the calls that start
     /// after the first sweeps run at twice the temperature: the backend's
     /// chains are those of a group swept cold, then hot, by hand; on a
-    /// ladder of two rungs they stay at their rungs' temperatures.
+    /// ladder of two rungs they stay at their rungs' temperatures. The
+    /// backend says which it ran.
     #[test]
     fn chains_run_hotter_once_grids_are_completed_on_one_rung() {
         let inkala = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
@@ -311,8 +333,11 @@ mod tests {
             backend.configure(layout).unwrap();
             backend.load(0, &problem).unwrap();
             let rung_of_replica: Vec<u32> = (0..CHAINS_PER_GROUP as u32).map(|c| c % rungs as u32).collect();
-            for count in [first, 5] {
+            // What the backend reports it ran at, for the live page.
+            let hot = if rungs == 1 { group::COMPLETION_HEAT } else { 1.0 };
+            for (count, heat) in [(first, 1.0), (5, hot)] {
                 backend.submit(0..1, &rung_of_replica, &[count]).unwrap();
+                assert_eq!(backend.heat(0), heat, "{rungs} rungs, after {count} sweeps");
             }
             let swept = backend.slots.unload(0).unwrap().groups.remove(0);
 
