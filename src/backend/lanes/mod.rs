@@ -345,9 +345,8 @@ mod tests {
             let units = violable_units(&table);
             let completion = Completion::new(model.geometry(), &table, &units);
             let q: Vec<f64> = (0..rungs).map(|r| problem.row(r)[1] as f64 / HEAT_BATH_ONE as f64).collect();
-            let heat = if rungs == 1 { group::COMPLETION_HEAT } else { 1.0 };
             let mut by_hand = Group::random(&table, &units, Weights::Adaptive(rule), stream_key(3, 0), rungs);
-            for (numbers, heat) in [(0..first, 1.0), (first..first + 5, heat)] {
+            for (numbers, heat) in [(0..first, 1.0), (first..first + 5, hot)] {
                 let q: Vec<f64> = q.iter().map(|&q| q.powf(1.0 / heat)).collect();
                 let rung_powers: Vec<_> = q.iter().map(|&q| powers(q)).collect();
                 let bits = q.iter().map(|&q| bits(q)).max().unwrap();
