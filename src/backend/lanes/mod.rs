@@ -83,14 +83,12 @@ struct Puzzle {
     /// forever, so its weight stays at the base and its energy at 0.
     units: Vec<u16>,
     weights: Weights,
-    /// Each rung's q^(2^b), q = exp(−1/T), unsigned 16-bit, rounded down.
-    rung_powers: Vec<[i16; X_BITS]>,
-    /// Each rung's bits of x that can give a nonzero weight.
-    rung_bits: Vec<usize>,
-    /// The same at `COMPLETION_HEAT` times each rung's temperature, where
-    /// the chains run hotter once grids are completed.
-    hot_rungs: Option<(Vec<[i16; X_BITS]>, Vec<usize>)>,
-    /// Whether the last call ran them.
+    /// At the ladder's temperatures.
+    ladder: Rungs,
+    /// At `COMPLETION_HEAT` times each rung's temperature, where the chains
+    /// run hotter once grids are completed.
+    heated: Option<Rungs>,
+    /// Whether the last call ran the heated ones.
     ran_hot: bool,
     groups: Vec<Group>,
     /// The board, while the chains' grids are to be completed and
@@ -101,6 +99,22 @@ struct Puzzle {
     completion: Option<Completion>,
     spins: usize,
     sweeps_done: u32,
+}
+
+/// What a group's weights are made from, per rung of the ladder.
+#[derive(Debug, Clone)]
+struct Rungs {
+    /// Each rung's q^(2^b), q = exp(−1/T), unsigned 16-bit, rounded down.
+    powers: Vec<[i16; X_BITS]>,
+    /// Each rung's bits of x that can give a nonzero weight.
+    bits: Vec<usize>,
+}
+
+impl Rungs {
+    /// Each rung's q = exp(−1/T).
+    fn new(q: impl Iterator<Item = f64> + Clone) -> Rungs {
+        Rungs { powers: q.clone().map(powers).collect(), bits: q.map(bits).collect() }
+    }
 }
 
 /// q^(2^b) for b < `X_BITS`, in 16-bit fixed point rounded down.
@@ -125,32 +139,20 @@ fn violable_units(table: &CellTable) -> Vec<u16> {
 
 impl Chains for Puzzle {
     fn sweep(&mut self, rung_of_replica: &[u32], count: u32) {
-        let every = group::complete_every(self.hot_rungs.is_some());
+        self.ran_hot = self.heated.is_some() && group::runs_hot_from(self.sweeps_done);
+        let every = group::complete_every(self.ran_hot);
         if let Some(board) = self.completion_board {
             if (self.sweeps_done..self.sweeps_done + count).any(|s| group::completes_after(s, every)) {
                 self.completion = Some(Completion::new(board, &self.table, &self.units));
                 self.completion_board = None;
             }
         }
-        let Puzzle {
-            table,
-            units,
-            weights,
-            rung_powers,
-            rung_bits,
-            hot_rungs,
-            ran_hot,
-            groups,
-            sweeps_done,
-            completion,
-            ..
-        } = self;
+        let Puzzle { table, units, weights, ladder, heated, ran_hot, groups, sweeps_done, completion, .. } = self;
         let completion = completion.as_ref().map(|tables| Completing { tables, every });
         let (first, weights) = (*sweeps_done, *weights);
-        *ran_hot = hot_rungs.is_some() && group::runs_hot_from(first);
-        let (rung_powers, rung_bits) = match hot_rungs {
-            Some((powers, bits)) if *ran_hot => (&*powers, &*bits),
-            _ => (&*rung_powers, &*rung_bits),
+        let Rungs { powers, bits: rung_bits } = match heated {
+            Some(heated) if *ran_hot => heated,
+            _ => ladder,
         };
         let rule = match weights {
             Weights::Adaptive(rule) => Some(rule),
@@ -158,7 +160,7 @@ impl Chains for Puzzle {
         };
         groups.par_iter_mut().zip(rung_of_replica.par_chunks(CHAINS_PER_GROUP)).for_each(|(group, rungs)| {
             let bits = rungs.iter().map(|&r| rung_bits[r as usize]).max().unwrap_or(1);
-            group.set_rungs(rungs, rung_powers, bits, units);
+            group.set_rungs(rungs, powers, bits, units);
             group.run(Sweeps { table, units, bits, rule, numbers: first..first + count, completion });
         });
         *sweeps_done += count;
@@ -229,16 +231,15 @@ impl Backend for LanesBackend {
         // The heat-bath row's second entry is HEAT_BATH_ONE · q.
         let q: Vec<f64> =
             (0..rungs).map(|r| problem.row(r).get(1).map_or(0.0, |&w| w as f64 / HEAT_BATH_ONE as f64)).collect();
-        let tables = |q: &[f64]| (q.iter().map(|&q| powers(q)).collect(), q.iter().map(|&q| bits(q)).collect());
-        let (rung_powers, rung_bits) = tables(&q);
+        let ladder = Rungs::new(q.iter().copied());
         let units = violable_units(&table);
         let completion_board = match problem.dynamics.completion {
             DynamicsCompletion::Singles => Some(problem.model.geometry()).filter(|board| Completion::fits(board)),
             DynamicsCompletion::Off => None,
         };
         // q = exp(−1/T): at h·T, q^(1/h).
-        let hot = q.iter().map(|&q| q.powf(1.0 / group::COMPLETION_HEAT)).collect::<Vec<_>>();
-        let hot_rungs = (completion_board.is_some() && rungs == 1).then(|| tables(&hot));
+        let heat = || Rungs::new(q.iter().map(|&q| q.powf(1.0 / group::COMPLETION_HEAT)));
+        let heated = (completion_board.is_some() && rungs == 1).then(heat);
         let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
             .map(|g| {
                 let group = Group::random(&table, &units, weights, stream_key(problem.seed, g as u32), rungs);
@@ -255,9 +256,8 @@ impl Backend for LanesBackend {
                 table,
                 units,
                 weights,
-                rung_powers,
-                rung_bits,
-                hot_rungs,
+                ladder,
+                heated,
                 ran_hot: false,
                 groups,
                 completion_board,
@@ -347,10 +347,9 @@ mod tests {
             let q: Vec<f64> = (0..rungs).map(|r| problem.row(r)[1] as f64 / HEAT_BATH_ONE as f64).collect();
             let mut by_hand = Group::random(&table, &units, Weights::Adaptive(rule), stream_key(3, 0), rungs);
             for (numbers, heat) in [(0..first, 1.0), (first..first + 5, hot)] {
-                let q: Vec<f64> = q.iter().map(|&q| q.powf(1.0 / heat)).collect();
-                let rung_powers: Vec<_> = q.iter().map(|&q| powers(q)).collect();
-                let bits = q.iter().map(|&q| bits(q)).max().unwrap();
-                by_hand.set_rungs(&rung_of_replica, &rung_powers, bits, &units);
+                let heated = Rungs::new(q.iter().map(|&q| q.powf(1.0 / heat)));
+                let bits = heated.bits.iter().copied().max().unwrap();
+                by_hand.set_rungs(&rung_of_replica, &heated.powers, bits, &units);
                 let every = group::complete_every(rungs == 1);
                 let completion = Some(Completing { tables: &completion, every });
                 let (table, units) = (&table, &units[..]);
