@@ -13,16 +13,18 @@
 //!   gains 1 (up to a cap), and every `relax_every` sweeps every weight
 //!   above the base loses 1. All weights are at least 1, so energy 0 still
 //!   means solved.
-//! - `singles` completion (`--complete`, cpu-lanes): from the 12th sweep,
-//!   every other sweep, each chain's cells outside the houses of its
-//!   violated units are kept and the rest filled by naked and hidden
-//!   singles; a chain whose grid fills without a contradiction moves to
-//!   that solution. It reads the chain and leaves it as it is otherwise, so
-//!   the chains' distribution until a solution is the move set's own; but
-//!   where every ladder has one rung the chains run at twice their rung's
-//!   temperature once completion starts (from the 11th sweep), and their
-//!   grids are completed after every sweep.
+//! - `singles` completion (`--complete`, cell moves on boards up to 16×16
+//!   without diagonals): from the 12th sweep, every other sweep, each
+//!   chain's cells outside the houses of its violated units are kept and
+//!   the rest filled by naked and hidden singles; a chain whose grid fills
+//!   without a contradiction moves to that solution. It reads the chain and
+//!   leaves it as it is otherwise, so the chains' distribution until a
+//!   solution is the move set's own; but where every ladder has one rung
+//!   the chains run at twice their rung's temperature from the 11th sweep,
+//!   and their grids are completed after every sweep there. The schedule
+//!   is below (`completes_after`), one for every backend.
 
+use crate::grid::Geometry;
 use crate::tempering::Ladder;
 
 /// How a sweep updates a replica.
@@ -108,6 +110,63 @@ impl Default for Dynamics {
     fn default() -> Dynamics {
         Dynamics { moves: Moves::Spin, weights: Weights::Fixed, completion: Completion::Off }
     }
+}
+
+impl Dynamics {
+    /// Whether the chains' grids are completed on `board`: cell moves with
+    /// singles completion, a board of up to 16 digits (a cell's digits fit
+    /// a 16-bit lane) whose cells lie in as many houses each (no diagonals).
+    pub fn completes_on(&self, board: &Geometry) -> bool {
+        self.moves == Moves::Cell && self.completion == Completion::Singles && board.n <= 16 && board.uniform
+    }
+
+    /// Whether chains on ladders of `rungs` rungs run hot from sweep
+    /// [`SWEEPS_BEFORE_COMPLETION`] on (`runs_hot`): where grids are
+    /// completed on one-rung ladders. Ladders of several rungs keep their
+    /// temperatures: their exchanges weigh energies at the rungs' own.
+    pub fn heats(&self, board: &Geometry, rungs: usize) -> bool {
+        self.completes_on(board) && rungs == 1
+    }
+}
+
+/// The first sweeps, after which no grid is completed: an easy puzzle's
+/// chains mostly solve it in the first round, and full probing decides
+/// most others after the second (completed from the second sweep on, an
+/// easy collection took 1.05 times the CPU time; from the sixth, magictour
+/// 1.07 times). The hardest class needs 1.08 times the work without them.
+pub const SWEEPS_BEFORE_COMPLETION: u32 = 10;
+
+/// Where the chains heat ([`Dynamics::heats`]), the sweeps from
+/// [`SWEEPS_BEFORE_COMPLETION`] on run at this many times their rung's
+/// temperature: completion wants varied grids with many cells right, not
+/// the lowest energies (completed every other sweep, the hardest class
+/// needs 0.37 of the work and 0.56 of the time; an easy collection's chains
+/// have mostly solved theirs by then: BENCHMARKS.md).
+pub const COMPLETION_HEAT: f64 = 2.0;
+
+/// Sweeps between two completions at the rungs' own temperatures: after
+/// every sweep a hardest-class run took 1.05 times the CPU time of every
+/// other sweep on `cpu-lanes` (a completion costs about a sweep), and
+/// 16×16 boards 1.14 times the instructions (BENCHMARKS.md).
+const COMPLETE_EVERY: u32 = 2;
+
+/// The same in hot sweeps: a hot chain's grids fill more often, and after
+/// every sweep the hardest class needs 0.82 of the instructions of every
+/// other sweep, forum hardest 0.89 (BENCHMARKS.md).
+const HOT_COMPLETE_EVERY: u32 = 1;
+
+/// Whether sweep `s` (counted from 0) of chains that heat runs hot.
+pub fn runs_hot(s: u32) -> bool {
+    s >= SWEEPS_BEFORE_COMPLETION
+}
+
+/// Whether the chains' grids are completed after sweep `s` (counted from
+/// 0; from 1, as the relaxing sweeps are, every `COMPLETE_EVERY`th, or
+/// every `HOT_COMPLETE_EVERY`th where the sweep runs hot), on chains that
+/// `heat` or not.
+pub fn completes_after(s: u32, heat: bool) -> bool {
+    let every = if heat && runs_hot(s) { HOT_COMPLETE_EVERY } else { COMPLETE_EVERY };
+    s + 1 > SWEEPS_BEFORE_COMPLETION && (s + 1).is_multiple_of(every)
 }
 
 /// One more than the most the energies of a cell's candidates can differ

@@ -28,6 +28,11 @@ impl Ladder {
         self.temperatures.len()
     }
 
+    /// The ladder at `heat` times each temperature.
+    pub fn heated(&self, heat: f64) -> Ladder {
+        Ladder { temperatures: self.temperatures.iter().map(|t| t * heat).collect() }
+    }
+
     /// Integer Metropolis thresholds, `table_len` per rung: an uphill move of
     /// ΔE = k is accepted when a uniform u32 is below entry k, i.e. with
     /// probability exp(−k/T). Entry 0 (ΔE = 0) is u32::MAX but unused: moves

@@ -30,7 +30,7 @@ pub mod tables;
 
 use std::ops::Range;
 
-use crate::dynamics::{heat_bath_len, heat_bath_rows, heat_bath_spread, Dynamics, Moves};
+use crate::dynamics::{heat_bath_len, heat_bath_rows, heat_bath_spread, Dynamics, Moves, COMPLETION_HEAT};
 use crate::error::Result;
 use crate::grid::Shape;
 use crate::model::Model;
@@ -69,9 +69,13 @@ pub struct Problem<'a> {
     /// `table[rung * table_len + x]` for the layout's rungs. Spin moves:
     /// accept an uphill move of ΔE = x when a random u32 is below it
     /// (`Ladder::thresholds`). Cell moves: the heat-bath weight of a
-    /// candidate x above the cell's lowest (`dynamics::heat_bath_rows`).
+    /// candidate x above the cell's lowest (`dynamics::heat_bath_rows`);
+    /// then, where the chains heat (`Dynamics::heats`), the same rows at
+    /// `COMPLETION_HEAT` times the rungs' temperatures.
     pub table: Vec<u32>,
     pub table_len: usize,
+    /// The ladder's rungs.
+    pub rungs: usize,
     pub seed: u64,
 }
 
@@ -91,16 +95,25 @@ impl<'a> Problem<'a> {
             Moves::Cell => {
                 let geometry = model.geometry();
                 let spread = heat_bath_spread(geometry.n, geometry.spin_width - 1, dynamics.weights);
-                let len = heat_bath_len(ladder, spread);
-                (heat_bath_rows(ladder, len), len)
+                let heated = dynamics.heats(geometry, ladder.rungs()).then(|| ladder.heated(COMPLETION_HEAT));
+                // Rows long enough for the hottest.
+                let len = heat_bath_len(heated.as_ref().unwrap_or(ladder), spread);
+                let mut rows = heat_bath_rows(ladder, len);
+                rows.extend(heated.map_or(Vec::new(), |heated| heat_bath_rows(&heated, len)));
+                (rows, len)
             }
         };
-        Problem { model, dynamics, table, table_len, seed }
+        Problem { model, dynamics, table, table_len, rungs: ladder.rungs(), seed }
     }
 
     /// Rung `rung`'s row of the table.
     pub fn row(&self, rung: usize) -> &[u32] {
         &self.table[rung * self.table_len..(rung + 1) * self.table_len]
+    }
+
+    /// Whether the table holds hot rows after the rungs' own.
+    pub fn heats(&self) -> bool {
+        self.table.len() > self.rungs * self.table_len
     }
 }
 

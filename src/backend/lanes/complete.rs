@@ -61,16 +61,12 @@ impl CompletionScratch {
 }
 
 impl Completion {
-    /// Whether completion runs on `board`: up to 16 digits (a cell's digits
-    /// fill a 16-bit lane) and every cell in as many houses (no diagonals).
-    pub(super) fn fits(board: &Geometry) -> bool {
-        board.n <= 16 && board.uniform && board.cells <= CELLS && board.unit_cells.len() <= HOUSES
-    }
-
-    /// On a board it [`fits`](Completion::fits).
+    /// On a board where grids are completed (`Dynamics::completes_on`: up
+    /// to 16 × 16 cells, so up to 48 houses).
     pub(super) fn new(geometry: &Geometry, table: &CellTable, units: &[u16]) -> Completion {
         let n = geometry.n;
         let houses = geometry.unit_cells.len();
+        assert!(geometry.cells <= CELLS && houses <= HOUSES && n <= 16, "completion on a board of {n} digits");
         let clue_digits = (0..houses)
             .map(|u| {
                 let first = geometry.cells + n * u;

@@ -8,7 +8,7 @@ use super::vector::NibbleRegisters;
 use super::vector::{Constraint, Lanes, NibbleTable, Random, LANES as CHAINS_PER_GROUP, QUARTER};
 use super::{ONE, TABLE_BITS, X_BITS};
 use crate::backend::tables::CellTable;
-use crate::dynamics::{AdaptiveWeights, Weights};
+use crate::dynamics::{completes_after, AdaptiveWeights, Weights};
 use crate::grid::MAX_N;
 use crate::rng::{attempt_random, sweep_key, INITIAL_STATE_SWEEP};
 
@@ -18,55 +18,6 @@ pub(super) fn has_avx2() -> bool {
     return is_x86_feature_detected!("avx2");
     #[cfg(not(target_arch = "x86_64"))]
     false
-}
-
-/// Sweeps between two completions of the chains' grids at the rungs' own
-/// temperatures: after every sweep a hardest-class run takes 1.05 times the
-/// CPU time of every other sweep (a completion costs about a sweep), and
-/// 16×16 boards 1.14 times the instructions (BENCHMARKS.md).
-const COMPLETE_EVERY: u32 = 2;
-
-/// The same where the chains run hot (`COMPLETION_HEAT`): a hot chain's
-/// grids fill more often, and after every sweep the hardest class needs
-/// 0.82 of the instructions of every other sweep, forum hardest 0.89
-/// (BENCHMARKS.md).
-const HOT_COMPLETE_EVERY: u32 = 1;
-
-/// The sweeps between two completions, where chains run hot or not.
-pub(super) fn complete_every(hot: bool) -> u32 {
-    if hot {
-        HOT_COMPLETE_EVERY
-    } else {
-        COMPLETE_EVERY
-    }
-}
-
-/// The first sweeps, after which no grid is completed: an easy puzzle's
-/// chains mostly solve it in the first round, and full probing decides
-/// most others after the second (completed from the second sweep on, an
-/// easy collection took 1.05 times the CPU time; from the sixth, magictour
-/// 1.07 times). The hardest class needs 1.08 times the work without them.
-pub(super) const SWEEPS_BEFORE_COMPLETION: u32 = 10;
-
-/// Whether the chains' grids are completed after sweep `s` (counted from
-/// 0; from 1, as the relaxing sweeps are, every `every`th).
-pub(super) fn completes_after(s: u32, every: u32) -> bool {
-    s + 1 > SWEEPS_BEFORE_COMPLETION && (s + 1).is_multiple_of(every)
-}
-
-/// Where grids are completed and every ladder has one rung, the chains run
-/// at this many times their rung's temperature in the calls that start
-/// after the first `SWEEPS_BEFORE_COMPLETION` sweeps: completion wants
-/// varied grids with many cells right, not the lowest energies (completed
-/// every other sweep, the hardest class needs 0.37 of the work and 0.56 of
-/// the time; an easy collection's chains have mostly solved theirs by
-/// then: BENCHMARKS.md). Not on ladders of several rungs, whose exchanges
-/// weigh energies at the rungs' own temperatures.
-pub(super) const COMPLETION_HEAT: f64 = 2.0;
-
-/// Whether a call whose first sweep is `s` runs its chains hotter.
-pub(super) fn runs_hot_from(s: u32) -> bool {
-    s >= SWEEPS_BEFORE_COMPLETION
 }
 
 /// Quarters of a group's lanes, and the rungs of a ladder whose chains
@@ -148,11 +99,12 @@ pub(super) struct Sweeps<'a> {
     pub(super) completion: Option<Completing<'a>>,
 }
 
-/// Completion in a call: its tables, and the sweeps between two completions.
+/// Completion in a call: its tables, and whether the chains heat (which
+/// sweeps complete: `dynamics::completes_after`).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Completing<'a> {
     pub(super) tables: &'a Completion,
-    pub(super) every: u32,
+    pub(super) heat: bool,
 }
 
 impl Group {
@@ -384,8 +336,9 @@ impl Group {
 
     /// The sweeps of one call, compiled for AVX2 where the CPU has it: the
     /// same arithmetic, so the same chains, 1.8× faster than with SSE2
-    /// (BENCHMARKS.md; an AVX-512 variant gained only 3 %).
-    pub(super) fn run(&mut self, sweeps: Sweeps) {
+    /// (BENCHMARKS.md; an AVX-512 variant gained only 3 %). Whether a
+    /// chain's grid was completed, which ends the call's sweeps.
+    pub(super) fn run(&mut self, sweeps: Sweeps) -> bool {
         #[cfg(target_arch = "x86_64")]
         if has_avx2() {
             // SAFETY: `run_avx2` needs AVX2 and nothing else, and the CPU has it.
@@ -401,7 +354,7 @@ impl Group {
     /// same numbers, so the same chains.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn run_avx2(&mut self, sweeps: Sweeps) {
+    fn run_avx2(&mut self, sweeps: Sweeps) -> bool {
         let mul_high = |a: Lanes, b: Lanes| a.mul_high_unsigned_avx2(b);
         match self.weight_tables.take() {
             Some((quarters, bits, tables)) => {
@@ -411,15 +364,18 @@ impl Group {
                         let table = NibbleRegisters::one(&tables[count][0]);
                         Lookup(move |x| table.lookup(x))
                     };
-                    self.run_on_any(sweeps, one, mul_high);
+                    let completed = self.run_on_any(sweeps, one, mul_high);
+                    self.weight_tables = Some((quarters, bits, tables));
+                    completed
                 } else {
                     let four = |count: usize| {
                         let table = NibbleRegisters::new(&tables[count]);
                         Lookup(move |x| table.lookup(x))
                     };
-                    self.run_on_any(sweeps, four, mul_high);
+                    let completed = self.run_on_any(sweeps, four, mul_high);
+                    self.weight_tables = Some((quarters, bits, tables));
+                    completed
                 }
-                self.weight_tables = Some((quarters, bits, tables));
             }
             None => {
                 let (powers, bits) = (self.powers, sweeps.bits);
@@ -437,7 +393,8 @@ impl Group {
         sweeps: Sweeps,
         weights: impl Fn(usize) -> W,
         mul_high: impl Fn(Lanes, Lanes) -> Lanes,
-    ) {
+    ) -> bool {
+        let mut completed = false;
         for s in sweeps.numbers {
             match sweeps.table.unit_width {
                 2 => self.sweep::<2, W>(sweeps.table, sweeps.bits, &weights, &mul_high),
@@ -446,13 +403,14 @@ impl Group {
                 5 => self.sweep::<5, W>(sweeps.table, sweeps.bits, &weights, &mul_high),
                 width => unreachable!("no board has candidates in {width} units"),
             }
-            if let Some(Completing { tables, .. }) = sweeps.completion.filter(|c| completes_after(s, c.every)) {
+            if let Some(Completing { tables, .. }) = sweeps.completion.filter(|c| completes_after(s, c.heat)) {
                 let complete = match sweeps.table.unit_width {
                     2 => self.complete::<2>(sweeps.table, sweeps.units, tables),
                     3 => self.complete::<3>(sweeps.table, sweeps.units, tables),
                     width => unreachable!("completion on cells in {width} houses"),
                 };
                 if complete {
+                    completed = true;
                     break;
                 }
             }
@@ -463,6 +421,7 @@ impl Group {
         }
         // Here, so they are summed with the sweep's instructions.
         self.energy = self.energies(sweeps.units);
+        completed
     }
 
     /// A sweep's uniform draws, made before it in the order the cells use
@@ -746,7 +705,7 @@ mod tests {
         for (rungs, ladder_rungs, tables) in
             [(alternate, 2, false), (vec![0; CHAINS_PER_GROUP], 1, true), (ladders, QUARTERS, true)]
         {
-            let (bits, completion) = (bits(q[0]), Some(Completing { tables: &completion, every: 2 }));
+            let (bits, completion) = (bits(q[0]), Some(Completing { tables: &completion, heat: false }));
             let sweeps = Sweeps { table: &table, units: &units, bits, rule: Some(rule), numbers: 0..40, completion };
             let mut for_any = Group::random(&table, &units, Weights::Adaptive(rule), 7, ladder_rungs);
             for_any.set_rungs(&rungs, &q.map(powers), sweeps.bits, &units);

@@ -39,7 +39,7 @@ use super::kind::BackendKind;
 use super::slots::{Chains, Slots};
 use super::tables::CellTable;
 use super::{Backend, Layout, Problem};
-use crate::dynamics::{Completion as DynamicsCompletion, Weights, HEAT_BATH_ONE};
+use crate::dynamics::{completes_after, runs_hot, Weights, COMPLETION_HEAT, HEAT_BATH_ONE, SWEEPS_BEFORE_COMPLETION};
 use crate::error::Result;
 use crate::grid::{Geometry, Shape, MAX_N};
 use crate::rng::stream_key;
@@ -88,7 +88,7 @@ struct Puzzle {
     /// At `COMPLETION_HEAT` times each rung's temperature, where the chains
     /// run hotter once grids are completed.
     heated: Option<Rungs>,
-    /// Whether the last call ran the heated ones.
+    /// Whether the last sweep of the last call ran the heated ones.
     ran_hot: bool,
     groups: Vec<Group>,
     /// The board, while the chains' grids are to be completed and
@@ -139,31 +139,37 @@ fn violable_units(table: &CellTable) -> Vec<u16> {
 
 impl Chains for Puzzle {
     fn sweep(&mut self, rung_of_replica: &[u32], count: u32) {
-        self.ran_hot = self.heated.is_some() && group::runs_hot_from(self.sweeps_done);
-        let every = group::complete_every(self.ran_hot);
+        let (first, end) = (self.sweeps_done, self.sweeps_done + count);
+        let heat = self.heated.is_some();
         if let Some(board) = self.completion_board {
-            if (self.sweeps_done..self.sweeps_done + count).any(|s| group::completes_after(s, every)) {
+            if (first..end).any(|s| completes_after(s, heat)) {
                 self.completion = Some(Completion::new(board, &self.table, &self.units));
                 self.completion_board = None;
             }
         }
-        let Puzzle { table, units, weights, ladder, heated, ran_hot, groups, sweeps_done, completion, .. } = self;
-        let completion = completion.as_ref().map(|tables| Completing { tables, every });
-        let (first, weights) = (*sweeps_done, *weights);
-        let Rungs { powers, bits: rung_bits } = match heated {
-            Some(heated) if *ran_hot => heated,
-            _ => ladder,
-        };
-        let rule = match weights {
+        let Puzzle { table, units, weights, ladder, heated, groups, completion, .. } = self;
+        let completion = completion.as_ref().map(|tables| Completing { tables, heat });
+        // A call across the first hot sweep runs as two: cold, then hot.
+        let hot_from = if heat { SWEEPS_BEFORE_COMPLETION.clamp(first, end) } else { end };
+        let parts = [(first..hot_from, &*ladder), (hot_from..end, heated.as_ref().unwrap_or(ladder))];
+        let rule = match *weights {
             Weights::Adaptive(rule) => Some(rule),
             Weights::Fixed => None,
         };
         groups.par_iter_mut().zip(rung_of_replica.par_chunks(CHAINS_PER_GROUP)).for_each(|(group, rungs)| {
-            let bits = rungs.iter().map(|&r| rung_bits[r as usize]).max().unwrap_or(1);
-            group.set_rungs(rungs, powers, bits, units);
-            group.run(Sweeps { table, units, bits, rule, numbers: first..first + count, completion });
+            for (numbers, Rungs { powers, bits: rung_bits }) in parts.iter().filter(|(numbers, _)| !numbers.is_empty())
+            {
+                let bits = rungs.iter().map(|&r| rung_bits[r as usize]).max().unwrap_or(1);
+                group.set_rungs(rungs, powers, bits, units);
+                let sweeps = Sweeps { table, units, bits, rule, numbers: numbers.clone(), completion };
+                // A completed grid ends the call.
+                if group.run(sweeps) {
+                    break;
+                }
+            }
         });
-        *sweeps_done += count;
+        self.ran_hot = heat && runs_hot(end - 1);
+        self.sweeps_done = end;
     }
 
     fn energies(&self) -> Vec<i32> {
@@ -227,19 +233,17 @@ impl Backend for LanesBackend {
     fn load(&mut self, slot: usize, problem: &Problem) -> Result<()> {
         let table = CellTable::new(problem.model);
         let weights = problem.dynamics.weights;
-        let rungs = problem.table.len() / problem.table_len.max(1);
+        let rungs = problem.rungs;
         // The heat-bath row's second entry is HEAT_BATH_ONE · q.
         let q: Vec<f64> =
             (0..rungs).map(|r| problem.row(r).get(1).map_or(0.0, |&w| w as f64 / HEAT_BATH_ONE as f64)).collect();
         let ladder = Rungs::new(q.iter().copied());
         let units = violable_units(&table);
-        let completion_board = match problem.dynamics.completion {
-            DynamicsCompletion::Singles => Some(problem.model.geometry()).filter(|board| Completion::fits(board)),
-            DynamicsCompletion::Off => None,
-        };
+        let board = problem.model.geometry();
+        let completion_board = problem.dynamics.completes_on(board).then_some(board);
         // q = exp(−1/T): at h·T, q^(1/h).
-        let heat = || Rungs::new(q.iter().map(|&q| q.powf(1.0 / group::COMPLETION_HEAT)));
-        let heated = (completion_board.is_some() && rungs == 1).then(heat);
+        let heat = || Rungs::new(q.iter().map(|&q| q.powf(1.0 / COMPLETION_HEAT)));
+        let heated = problem.dynamics.heats(board, rungs).then(heat);
         let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
             .map(|g| {
                 let group = Group::random(&table, &units, weights, stream_key(problem.seed, g as u32), rungs);
@@ -295,7 +299,7 @@ impl Backend for LanesBackend {
 
     fn heat(&self, slot: usize) -> f64 {
         match self.slots.get(slot) {
-            Some(puzzle) if puzzle.ran_hot => group::COMPLETION_HEAT,
+            Some(puzzle) if puzzle.ran_hot => COMPLETION_HEAT,
             _ => 1.0,
         }
     }
@@ -304,17 +308,17 @@ impl Backend for LanesBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dynamics::{AdaptiveWeights, Dynamics, Moves};
+    use crate::dynamics::{AdaptiveWeights, Completion as DynamicsCompletion, Dynamics, Moves};
     use crate::model::Model;
     use crate::puzzle::parse_grid;
     use crate::reduce::{reduce, Reduce};
     use crate::tempering::Ladder;
 
-    /// With grids completed on a one-rung ladder, the calls that start
-    /// after the first sweeps run at twice the temperature: the backend's
-    /// chains are those of a group swept cold, then hot, by hand; on a
-    /// ladder of two rungs they stay at their rungs' temperatures. The
-    /// backend says which it ran.
+    /// With grids completed on a one-rung ladder, the sweeps after the
+    /// first ones run at twice the temperature, in a call across the first
+    /// hot sweep too: the backend's chains are those of a group swept cold,
+    /// then hot, by hand; on a ladder of two rungs they stay at their
+    /// rungs' temperatures. The backend says which it ran last.
     #[test]
     fn chains_run_hotter_once_grids_are_completed_on_one_rung() {
         let inkala = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
@@ -323,7 +327,7 @@ mod tests {
         let rule = AdaptiveWeights::DEFAULT;
         let dynamics =
             Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(rule), completion: DynamicsCompletion::Singles };
-        let first = group::SWEEPS_BEFORE_COMPLETION;
+        let first = SWEEPS_BEFORE_COMPLETION;
         for rungs in [1, 2] {
             let ladder = Ladder::geometric(rungs, 1.2, 2.0);
             let problem = Problem::with_dynamics(&model, &ladder, 3, dynamics);
@@ -334,8 +338,8 @@ mod tests {
             backend.load(0, &problem).unwrap();
             let rung_of_replica: Vec<u32> = (0..CHAINS_PER_GROUP as u32).map(|c| c % rungs as u32).collect();
             // What the backend reports it ran at, for the live page.
-            let hot = if rungs == 1 { group::COMPLETION_HEAT } else { 1.0 };
-            for (count, heat) in [(first, 1.0), (5, hot)] {
+            let hot = if rungs == 1 { COMPLETION_HEAT } else { 1.0 };
+            for (count, heat) in [(first - 3, 1.0), (8, hot)] {
                 backend.submit(0..1, &rung_of_replica, &[count]).unwrap();
                 assert_eq!(backend.heat(0), heat, "{rungs} rungs, after {count} sweeps");
             }
@@ -350,8 +354,7 @@ mod tests {
                 let heated = Rungs::new(q.iter().map(|&q| q.powf(1.0 / heat)));
                 let bits = heated.bits.iter().copied().max().unwrap();
                 by_hand.set_rungs(&rung_of_replica, &heated.powers, bits, &units);
-                let every = group::complete_every(rungs == 1);
-                let completion = Some(Completing { tables: &completion, every });
+                let completion = Some(Completing { tables: &completion, heat: rungs == 1 });
                 let (table, units) = (&table, &units[..]);
                 by_hand.run(Sweeps { table, units, bits, rule: Some(rule), numbers, completion });
             }
