@@ -28,6 +28,7 @@
 //! the unit constraints (a cell constraint always holds): the energy
 //! exchange compares, 0 exactly when the grid is solved.
 
+use super::complete::Completion;
 use crate::backend::tables::CellTable;
 use crate::dynamics::Weights;
 use crate::grid::MAX_N;
@@ -88,9 +89,18 @@ impl CellReplica {
     }
 }
 
-/// One sweep of cell moves at the rung whose heat-bath row is `row`, then
-/// the weights' update. Twin of `sweep` in `shaders/cells.wgsl`.
-pub fn sweep(table: &CellTable, replica: &mut CellReplica, row: &[u32], weights: Weights, sweep_number: u32) {
+/// One sweep of cell moves at the rung whose heat-bath row is `row`, the
+/// replica's grid completed if `completion` is given (a grid that fills
+/// moves there), then the weights' update. Twin of `sweep` in
+/// `shaders/cells.wgsl`.
+pub fn sweep(
+    table: &CellTable,
+    replica: &mut CellReplica,
+    row: &[u32],
+    weights: Weights,
+    sweep_number: u32,
+    completion: Option<&Completion>,
+) {
     let key = sweep_key(replica.stream, sweep_number);
     let (totals, w) = (&mut replica.totals, &replica.weights);
     let mut energies = [0i32; MAX_N];
@@ -134,6 +144,20 @@ pub fn sweep(table: &CellTable, replica: &mut CellReplica, row: &[u32], weights:
             totals[k as usize] += 1;
         }
         totals[table.padding as usize] = 0;
+    }
+    if let Some(filled) = completion.and_then(|c| c.fill(table, &replica.choice, &replica.totals[..])) {
+        let totals = &mut replica.totals;
+        for (i, (chosen, pick)) in replica.choice.iter_mut().zip(filled).enumerate() {
+            let start = table.candidates(i).start;
+            for &k in table.units_of(start + *chosen as usize) {
+                totals[k as usize] = totals[k as usize].wrapping_sub(1);
+            }
+            for &k in table.units_of(start + pick as usize) {
+                totals[k as usize] += 1;
+            }
+            totals[table.padding as usize] = 0;
+            *chosen = pick;
+        }
     }
     replica.energy = update_weights(table, replica, weights, sweep_number);
 }

@@ -6,6 +6,7 @@
 //! ```text
 //!   spins.rs  ↔  shaders/spins.wgsl   (`cpu` ↔ `gpu`, --moves spin)
 //!   cells.rs  ↔  shaders/cells.wgsl   (`cpu` ↔ `gpu`, --moves cell)
+//!   complete.rs ↔ `complete` in shaders/cells.wgsl (--complete singles)
 //!   bits.rs   ↔  shaders/bits.wgsl    (`bits32` ↔ `gpu-bits`)
 //! ```
 //!
@@ -14,6 +15,7 @@
 
 pub mod bits;
 pub mod cells;
+pub mod complete;
 pub mod spins;
 
 use std::ops::Range;
@@ -24,42 +26,66 @@ use super::kind::BackendKind;
 use super::slots::{Chains, Slots};
 use super::tables::{CellTable, SpinTable};
 use super::{Backend, Layout, Problem};
-use crate::dynamics::{Moves, Weights};
+use crate::dynamics::{completes_after, runs_hot, Moves, Weights, COMPLETION_HEAT};
 use crate::error::Result;
 use crate::grid::Shape;
 use cells::CellReplica;
+use complete::Completion;
 use spins::Replica;
 
 /// A slot's replicas, as their move set keeps them.
 #[derive(Debug, Clone)]
 enum Replicas {
-    Spins { table: SpinTable, replicas: Vec<Replica> },
-    Cells { table: CellTable, replicas: Vec<CellReplica>, weights: Weights, spins: usize },
+    Spins {
+        table: SpinTable,
+        replicas: Vec<Replica>,
+    },
+    Cells {
+        table: CellTable,
+        replicas: Vec<CellReplica>,
+        weights: Weights,
+        spins: usize,
+        completion: Option<Completion>,
+    },
 }
 
 /// One slot's puzzle.
 #[derive(Debug, Clone)]
 struct Puzzle {
     replicas: Replicas,
-    /// The rungs' rows: `table[rung * table_len..]`.
+    /// The rungs' rows: `table[rung * table_len..]`; where the chains heat
+    /// (`Dynamics::heats`), the hot rows after them.
     table: Vec<u32>,
     table_len: usize,
+    rungs: usize,
+    heat: bool,
     sweeps_done: u32,
 }
 
 impl Chains for Puzzle {
     fn sweep(&mut self, rung_of_replica: &[u32], count: u32) {
-        let (first, len) = (self.sweeps_done, self.table_len);
+        let (first, len, heat) = (self.sweeps_done, self.table_len, self.heat);
         let row = |rung: u32| &self.table[rung as usize * len..(rung as usize + 1) * len];
+        let hot_row = |rung: u32| row(rung + self.rungs as u32);
         match &mut self.replicas {
             Replicas::Spins { table, replicas } => {
                 replicas.par_iter_mut().zip(rung_of_replica).for_each(|(replica, &rung)| {
                     (first..first + count).for_each(|s| spins::sweep(table, replica, row(rung), s))
                 })
             }
-            Replicas::Cells { table, replicas, weights, .. } => {
+            Replicas::Cells { table, replicas, weights, completion, .. } => {
                 replicas.par_iter_mut().zip(rung_of_replica).for_each(|(replica, &rung)| {
-                    (first..first + count).for_each(|s| cells::sweep(table, replica, row(rung), *weights, s))
+                    for s in first..first + count {
+                        // Where grids are completed, a solved replica stays
+                        // solved: the sweeps would take it away before the
+                        // call's end, where the solver looks.
+                        if completion.is_some() && s > 0 && replica.energy == 0 {
+                            break;
+                        }
+                        let row = if heat && runs_hot(s) { hot_row(rung) } else { row(rung) };
+                        let completion = completion.as_ref().filter(|_| completes_after(s, heat));
+                        cells::sweep(table, replica, row, *weights, s, completion)
+                    }
                 })
             }
         }
@@ -130,11 +156,14 @@ impl Backend for CpuBackend {
             Moves::Cell => {
                 let (table, weights) = (CellTable::new(problem.model), problem.dynamics.weights);
                 let replicas = indices.map(|r| CellReplica::random(&table, weights, seed, r)).collect();
-                Replicas::Cells { table, replicas, weights, spins: problem.model.len() }
+                let board = problem.model.geometry();
+                let completion = problem.dynamics.completes_on(board).then(|| Completion::new(board, &table));
+                Replicas::Cells { table, replicas, weights, spins: problem.model.len(), completion }
             }
         };
-        let (table, table_len) = (problem.table.clone(), problem.table_len);
-        self.slots.load(slot, Puzzle { replicas, table, table_len, sweeps_done: 0 });
+        let (table, table_len, rungs, heat) =
+            (problem.table.clone(), problem.table_len, problem.rungs, problem.heats());
+        self.slots.load(slot, Puzzle { replicas, table, table_len, rungs, heat, sweeps_done: 0 });
         Ok(())
     }
 
@@ -158,5 +187,14 @@ impl Backend for CpuBackend {
 
     fn weights(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
         self.slots.read(replicas, Puzzle::weights)
+    }
+
+    fn heat(&self, slot: usize) -> f64 {
+        match self.slots.get(slot) {
+            Some(puzzle) if puzzle.heat && puzzle.sweeps_done > 0 && runs_hot(puzzle.sweeps_done - 1) => {
+                COMPLETION_HEAT
+            }
+            _ => 1.0,
+        }
     }
 }

@@ -226,72 +226,9 @@ mod tests {
     const INKALA: &str = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
     const INKALA_SOLVED: &str = "812753649943682175675491283154237896369845721287169534521974368438526917796318452";
 
-    /// The same completion one grid at a time, on the board: the cells of
-    /// the houses with a violated unit emptied, then naked and hidden
-    /// singles in turn, each placed at once, until the grid fills, a cell or
-    /// a house's digit has no place, or nothing moves.
-    fn complete_one(model: &Model, table: &CellTable, choice: &[u8]) -> Option<Vec<u8>> {
-        let geometry = model.geometry();
-        let mut grid = model.fixed.cells.clone();
-        for (i, &cell) in table.cells.iter().enumerate() {
-            grid[cell as usize] = table.digits[table.candidate_start[i] as usize + choice[i] as usize] + 1;
-        }
-        let broken: Vec<bool> = geometry
-            .unit_cells
-            .iter()
-            .map(|cells| (1..=geometry.n as u8).any(|d| cells.iter().filter(|&&c| grid[c] == d).count() != 1))
-            .collect();
-        let mut candidates = vec![0u32; geometry.cells];
-        for (i, &cell) in table.cells.iter().enumerate() {
-            if geometry.cell_units[cell as usize].iter().any(|&u| broken[u]) {
-                grid[cell as usize] = 0;
-                candidates[cell as usize] = table.candidates(i).fold(0, |m, j| m | 1 << table.digits[j]);
-            }
-        }
-        loop {
-            let mut moved = false;
-            for cell in 0..geometry.cells {
-                if grid[cell] != 0 {
-                    continue;
-                }
-                let taken =
-                    geometry.peers[cell].iter().filter(|&&p| grid[p] != 0).fold(0, |m, &p| m | 1 << (grid[p] - 1));
-                let digits = candidates[cell] & !taken;
-                match digits.count_ones() {
-                    0 => return None,
-                    1 => (grid[cell], moved) = (digits.trailing_zeros() as u8 + 1, true),
-                    _ => {}
-                }
-            }
-            for cells in &geometry.unit_cells {
-                for d in 1..=geometry.n as u8 {
-                    if cells.iter().any(|&c| grid[c] == d) {
-                        continue;
-                    }
-                    let allows = |c: usize| {
-                        let taken = geometry.peers[c].iter().any(|&p| grid[p] == d);
-                        grid[c] == 0 && candidates[c] >> (d - 1) & 1 == 1 && !taken
-                    };
-                    let places: Vec<usize> = cells.iter().copied().filter(|&c| allows(c)).collect();
-                    match places[..] {
-                        [] => return None,
-                        [c] => (grid[c], moved) = (d, true),
-                        _ => {}
-                    }
-                }
-            }
-            if grid.contains(&0) && !moved {
-                return None;
-            }
-            if !grid.contains(&0) {
-                let clash = (0..geometry.cells).any(|c| geometry.peers[c].iter().any(|&p| grid[p] == grid[c]));
-                return (!clash).then_some(grid);
-            }
-        }
-    }
-
-    /// Each lane's completion is the one grid's: the same lanes fill, to the
-    /// same solutions, on states from random to one house off the solution.
+    /// Each lane's completion is the reference's, one grid at a time
+    /// (`cpu/complete.rs`): the same lanes fill, to the same solutions, on
+    /// states from random to one house off the solution.
     #[test]
     fn completion_fills_the_lanes_the_one_grid_completion_fills() {
         // Reduced as `--reduce propagate` would.
@@ -300,6 +237,7 @@ mod tests {
         let table = CellTable::new(&model);
         let units = violable_units(&table);
         let completion = Completion::new(model.geometry(), &table, &units);
+        let reference = crate::backend::cpu::complete::Completion::new(model.geometry(), &table);
         let solved: Vec<u8> = INKALA_SOLVED.bytes().map(|b| b - b'0').collect();
         let solution: Vec<u8> = (0..table.len())
             .map(|i| {
@@ -352,15 +290,23 @@ mod tests {
             let mut scratch = Box::<CompletionScratch>::default();
             let lanes = completion.fill::<3>(&table, &choice, &constraints, &units, &mut scratch);
             for (l, lane_choice) in choices.iter().enumerate() {
-                let one = complete_one(&model, &table, lane_choice);
+                let mut totals = table.fixed_ones.clone();
+                for (i, &c) in lane_choice.iter().enumerate() {
+                    table
+                        .units_of(table.candidates(i).start + c as usize)
+                        .iter()
+                        .for_each(|&k| totals[k as usize] += 1);
+                }
+                let one = reference.fill(&table, lane_choice, &totals);
                 tried += 1;
                 assert_eq!(lanes.0[l] == -1, one.is_some(), "round {round}, lane {l}");
-                if let Some(grid) = one {
+                if let Some(filled_choice) = one {
                     filled += 1;
-                    assert_eq!(grid, solved, "round {round}, lane {l}: a solution, the only one");
-                    for (i, &cell) in table.cells.iter().enumerate() {
+                    assert_eq!(filled_choice, solution, "round {round}, lane {l}: a solution, the only one");
+                    for (i, &c) in filled_choice.iter().enumerate() {
                         let bit = scratch.placed()[i].0[l];
-                        assert_eq!(bit, 1 << (grid[cell as usize] - 1), "round {round}, lane {l}, cell {i}");
+                        let digit = table.digits[table.candidates(i).start + c as usize];
+                        assert_eq!(bit, 1 << digit, "round {round}, lane {l}, cell {i}");
                     }
                 }
             }
