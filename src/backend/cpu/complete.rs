@@ -72,14 +72,14 @@ impl Completion {
         loop {
             let mut progress = false;
             // Naked singles: an open cell's digits that no house of it holds.
-            for i in 0..placed.len() {
+            for (i, houses_of) in self.cell_houses.iter().enumerate() {
                 if placed[i] == 0 {
                     let digits = open_digits(i, &held);
                     match digits.count_ones() {
                         0 => return None,
                         1 => {
                             placed[i] = digits;
-                            self.cell_houses[i].iter().for_each(|&u| held[u] |= digits);
+                            houses_of.iter().for_each(|&u| held[u] |= digits);
                             progress = true;
                         }
                         _ => {}

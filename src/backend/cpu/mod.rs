@@ -83,7 +83,7 @@ impl Chains for Puzzle {
                             break;
                         }
                         let row = if heat && runs_hot(s) { hot_row(rung) } else { row(rung) };
-                        let completion = completion.as_ref().filter(|_| completes_after(s, heat));
+                        let completion = completion.as_deref().filter(|_| completes_after(s, heat));
                         cells::sweep(table, replica, row, *weights, s, completion)
                     }
                 })
@@ -157,7 +157,7 @@ impl Backend for CpuBackend {
                 let (table, weights) = (CellTable::new(problem.model), problem.dynamics.weights);
                 let replicas = indices.map(|r| CellReplica::random(&table, weights, seed, r)).collect();
                 let board = problem.model.geometry();
-                let completion = problem.dynamics.completes_on(board).then(|| Completion::new(board, &table));
+                let completion = problem.dynamics.completes_on(board).then(|| Box::new(Completion::new(board, &table)));
                 Replicas::Cells { table, replicas, weights, spins: problem.model.len(), completion }
             }
         };
