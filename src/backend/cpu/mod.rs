@@ -45,7 +45,7 @@ enum Replicas {
         replicas: Vec<CellReplica>,
         weights: Weights,
         spins: usize,
-        completion: Option<Completion>,
+        completion: Option<Box<Completion>>,
     },
 }
 
