@@ -41,6 +41,241 @@ var<workgroup> cut_short: array<atomic<u32>, REPLICAS_PER_GROUP>;
 
 const TOTAL_MASK: u32 = 0xffffu;
 
+// Completion (COMPLETE: --complete singles on boards up to 16×16 without
+// diagonals; twin: src/backend/cpu/complete.rs, which describes it). Per
+// replica, a word per cell, `fill`: a free cell's digit bit once placed,
+// else its open digits above bit 16; per house, `house_digits` at
+// member * 3 * HOUSES + 3 * house: the digits it holds (placed or fixed),
+// the open digits seen in it once, and twice. Singles are placed many at
+// once, each forced by the kept cells, so the same grids fill as the twin's
+// one at a time, to the same digits; a placement whose house already holds
+// its digit, a cell or a missing digit without a place, fails the grid.
+var<workgroup> fill: array<u32, GROUP_FILL>;
+var<workgroup> house_digits: array<atomic<u32>, GROUP_HOUSE_WORDS>;
+// Per replica, at 2 * member + the sweep's parity: VIOLATED where a unit
+// of it is violated after the sweep (the other parity's is the last
+// sweep's, still read while this one's is written).
+var<workgroup> sweep_flags: array<atomic<u32>, 2u * REPLICAS_PER_GROUP>;
+// Per replica, during a completion: COMPLETING, FAILED, then OPEN and
+// PROGRESS of the round, and FILLED once its grid has.
+var<workgroup> fill_flags: array<atomic<u32>, REPLICAS_PER_GROUP>;
+// Whether any replica of the workgroup completes, or goes on completing:
+// written by one invocation, read by all (workgroupUniformLoad).
+var<workgroup> busy: u32;
+
+const VIOLATED: u32 = 1u;
+const COMPLETING: u32 = 1u;
+const FAILED: u32 = 2u;
+const OPEN: u32 = 4u;
+const PROGRESS: u32 = 8u;
+const FILLED: u32 = 16u;
+const OPEN_SHIFT: u32 = 16u;
+
+// Twin: `dynamics::completes_after`.
+fn completes_after(s: u32, heat: bool) -> bool {
+    let every = select(COMPLETE_EVERY, HOT_COMPLETE_EVERY, heat && s >= SWEEPS_BEFORE_COMPLETION);
+    return s + 1u > SWEEPS_BEFORE_COMPLETION && (s + 1u) % every == 0u;
+}
+
+// The houses of free cell `i` (as many as a candidate's units; none past them).
+fn houses_of(slot_base: u32, i: u32) -> array<u32, 4> {
+    var digit = 0u;
+    let units = candidate(slot_base, spin_data[slot_base + i].x, &digit);
+    var houses = array<u32, 4>(HOUSES, HOUSES, HOUSES, HOUSES);
+    for (var u = 0u; u < min(WIDTH - 1u, 4u); u++) {
+        if units[u] != PADDING {
+            houses[u] = (units[u] - FIRST_UNIT) / COLOURS;
+        }
+    }
+    return houses;
+}
+
+// The digits a cell's houses hold.
+fn taken(h0: u32, houses: array<u32, 4>) -> u32 {
+    var digits = 0u;
+    for (var u = 0u; u < 4u; u++) {
+        if houses[u] < HOUSES {
+            digits |= atomicLoad(&house_digits[h0 + 3u * houses[u]]);
+        }
+    }
+    return digits;
+}
+
+// Places `bit` in a cell of `houses`: whether a house held it already.
+fn place(h0: u32, houses: array<u32, 4>, bit: u32) -> bool {
+    var clash = false;
+    for (var u = 0u; u < 4u; u++) {
+        if houses[u] < HOUSES {
+            clash = clash || (atomicOr(&house_digits[h0 + 3u * houses[u]], bit) & bit) != 0u;
+        }
+    }
+    return clash;
+}
+
+// After a sweep: whether a unit of the replica is violated (sweep_flags),
+// and where it `completes`, its grid completed; one that fills moves there
+// (every constraint then holds once). `swept`: the replica swept.
+fn complete(r: Replica, slot: u32, slot_base: u32, free_cells: u32, t0: u32, c0: u32, swept: bool, completes: bool, parity: u32) {
+    let h0 = r.member * 3u * HOUSES;
+    let flags = &fill_flags[r.member];
+    if r.lane == 0u {
+        atomicStore(&sweep_flags[2u * r.member + 1u - parity], 0u);
+        atomicStore(flags, select(0u, COMPLETING, completes));
+    }
+    for (var u = r.lane; u < HOUSES; u += CELL_INVOCATIONS) {
+        var broken = 0u;
+        var fixed = 0u;
+        for (var d = 0u; d < COLOURS; d++) {
+            let k = FIRST_UNIT + u * COLOURS + d;
+            broken |= select(0u, 1u, swept && total_of(local_units[t0 + k]) != 1);
+            fixed |= select(0u, 1u << d, initial_totals[slot * TOTALS + k] != 0u);
+        }
+        if broken != 0u {
+            atomicOr(&sweep_flags[2u * r.member + parity], VIOLATED);
+        }
+        if completes {
+            atomicStore(&house_digits[h0 + 3u * u], fixed);
+            // Until the cells have read it, whether the house is broken.
+            atomicStore(&house_digits[h0 + 3u * u + 1u], broken);
+        }
+    }
+    workgroupBarrier();
+    if r.member == 0u && r.lane == 0u {
+        var any = 0u;
+        for (var m = 0u; m < REPLICAS_PER_GROUP; m++) {
+            any |= atomicLoad(&fill_flags[m]) & COMPLETING;
+        }
+        busy = any;
+    }
+    if workgroupUniformLoad(&busy) == 0u {
+        return;
+    }
+    // The cells outside every broken house kept, the others open.
+    for (var i = r.lane; i < select(0u, free_cells, completes); i += CELL_INVOCATIONS) {
+        let header = spin_data[slot_base + i];
+        let houses = houses_of(slot_base, i);
+        var kept = true;
+        for (var u = 0u; u < 4u; u++) {
+            if houses[u] < HOUSES {
+                kept = kept && atomicLoad(&house_digits[h0 + 3u * houses[u] + 1u]) == 0u;
+            }
+        }
+        var digits = 0u;
+        for (var c = 0u; c < header.y; c++) {
+            var digit = 0u;
+            candidate(slot_base, header.x + c, &digit);
+            digits |= 1u << digit;
+        }
+        fill[c0 + header.z] = select(digits << OPEN_SHIFT, local_cells[c0 + header.z], kept);
+    }
+    workgroupBarrier();
+    for (var i = r.lane; i < select(0u, free_cells, completes); i += CELL_INVOCATIONS) {
+        let cell = spin_data[slot_base + i].z;
+        if (fill[c0 + cell] & TOTAL_MASK) != 0u {
+            place(h0, houses_of(slot_base, i), fill[c0 + cell]);
+        }
+    }
+    // A round a cell at most: each places at least one.
+    for (var round = 0u; round <= CELLS; round++) {
+        let failed = (atomicLoad(flags) & FAILED) != 0u;
+        let working = completes && !failed;
+        // Naked singles: an open cell's digits that no house of it holds.
+        for (var u = r.lane; u < select(0u, HOUSES, working); u += CELL_INVOCATIONS) {
+            atomicStore(&house_digits[h0 + 3u * u + 1u], 0u);
+            atomicStore(&house_digits[h0 + 3u * u + 2u], 0u);
+        }
+        workgroupBarrier();
+        for (var i = r.lane; i < select(0u, free_cells, working); i += CELL_INVOCATIONS) {
+            let cell = spin_data[slot_base + i].z;
+            if (fill[c0 + cell] & TOTAL_MASK) == 0u {
+                let houses = houses_of(slot_base, i);
+                let digits = (fill[c0 + cell] >> OPEN_SHIFT) & ~taken(h0, houses);
+                if digits == 0u || (countOneBits(digits) == 1u && place(h0, houses, digits)) {
+                    atomicOr(flags, FAILED);
+                } else if countOneBits(digits) == 1u {
+                    fill[c0 + cell] = digits;
+                    atomicOr(flags, PROGRESS);
+                }
+            }
+        }
+        workgroupBarrier();
+        // Each house's open digits seen once, and twice.
+        for (var i = r.lane; i < select(0u, free_cells, working); i += CELL_INVOCATIONS) {
+            let cell = spin_data[slot_base + i].z;
+            if (fill[c0 + cell] & TOTAL_MASK) == 0u {
+                let houses = houses_of(slot_base, i);
+                let digits = (fill[c0 + cell] >> OPEN_SHIFT) & ~taken(h0, houses);
+                fill[c0 + cell] = digits << OPEN_SHIFT;
+                for (var u = 0u; u < 4u; u++) {
+                    if houses[u] < HOUSES {
+                        let seen = atomicOr(&house_digits[h0 + 3u * houses[u] + 1u], digits);
+                        atomicOr(&house_digits[h0 + 3u * houses[u] + 2u], seen & digits);
+                    }
+                }
+            }
+        }
+        workgroupBarrier();
+        // Hidden singles: a digit missing from a house with one open place
+        // (kept in the word of those seen once); none fails the grid.
+        for (var u = r.lane; u < select(0u, HOUSES, working); u += CELL_INVOCATIONS) {
+            let missing = ((1u << COLOURS) - 1u) & ~atomicLoad(&house_digits[h0 + 3u * u]);
+            let once = atomicLoad(&house_digits[h0 + 3u * u + 1u]);
+            let twice = atomicLoad(&house_digits[h0 + 3u * u + 2u]);
+            if (missing & ~once) != 0u {
+                atomicOr(flags, FAILED);
+            }
+            atomicStore(&house_digits[h0 + 3u * u + 1u], once & ~twice & missing);
+        }
+        workgroupBarrier();
+        for (var i = r.lane; i < select(0u, free_cells, working); i += CELL_INVOCATIONS) {
+            let cell = spin_data[slot_base + i].z;
+            if (fill[c0 + cell] & TOTAL_MASK) == 0u {
+                let houses = houses_of(slot_base, i);
+                var hidden = 0u;
+                for (var u = 0u; u < 4u; u++) {
+                    if houses[u] < HOUSES {
+                        hidden |= atomicLoad(&house_digits[h0 + 3u * houses[u] + 1u]);
+                    }
+                }
+                let single = (fill[c0 + cell] >> OPEN_SHIFT) & hidden;
+                if countOneBits(single) > 1u || (single != 0u && place(h0, houses, single)) {
+                    atomicOr(flags, FAILED);
+                } else if single != 0u {
+                    fill[c0 + cell] = single;
+                    atomicOr(flags, PROGRESS);
+                } else {
+                    atomicOr(flags, OPEN);
+                }
+            }
+        }
+        workgroupBarrier();
+        if r.member == 0u && r.lane == 0u {
+            var any = 0u;
+            for (var m = 0u; m < REPLICAS_PER_GROUP; m++) {
+                let f = atomicLoad(&fill_flags[m]);
+                let done = (f & (COMPLETING | FAILED | OPEN)) == COMPLETING;
+                let going = (f & (COMPLETING | FAILED | OPEN | PROGRESS)) == (COMPLETING | OPEN | PROGRESS);
+                atomicStore(&fill_flags[m], (f & (COMPLETING | FAILED)) | select(0u, FILLED, done));
+                any |= select(0u, 1u, going);
+            }
+            busy = any;
+        }
+        if workgroupUniformLoad(&busy) == 0u {
+            break;
+        }
+    }
+    // A filled grid is a solution: every constraint holds once.
+    let filled = (atomicLoad(flags) & FILLED) != 0u;
+    for (var i = r.lane; i < select(0u, free_cells, filled); i += CELL_INVOCATIONS) {
+        let cell = spin_data[slot_base + i].z;
+        local_cells[c0 + cell] = fill[c0 + cell];
+    }
+    for (var k = FIRST_UNIT + r.lane; k < select(0u, PADDING, filled); k += CELL_INVOCATIONS) {
+        local_units[t0 + k] = (local_units[t0 + k] & ~TOTAL_MASK) | 1u;
+    }
+    workgroupBarrier();
+}
+
 fn weight_of(unit: u32) -> i32 {
     return i32(unit >> 16u);
 }
@@ -154,6 +389,10 @@ fn load_replica(r: Replica, fresh: bool, t0: u32, c0: u32) {
     if r.lane == 0u {
         atomicStore(&local_energy[r.member], 0);
         atomicStore(&cut_short[r.member], 0u);
+        if COMPLETE {
+            atomicStore(&sweep_flags[2u * r.member], 0u);
+            atomicStore(&sweep_flags[2u * r.member + 1u], 0u);
+        }
     }
 }
 
@@ -210,21 +449,38 @@ fn sweep(
 
     let sweeps = select(0u, slot.sweep_count, r.valid);
     let table = r.slot * params.table_stride + rung_of_replica[r.clamped] * slot.table_len;
+    // Where grids are completed, a solved replica stays solved: the sweeps
+    // would take it away before the round's end, where the host looks
+    // (twin: the `cpu` backend's sweeps).
+    var stopped = COMPLETE && r.valid && !fresh && energies[r.index] == 0;
     var s = 0u;
     for (; s < params.sweep_count; s++) {
-        let key = sweep_key(stream, slot.first_sweep + s);
+        let sweep_number = slot.first_sweep + s;
+        let key = sweep_key(stream, sweep_number);
+        let swept = s < sweeps && !stopped;
+        let hot = slot.hot_rows != 0u && sweep_number >= SWEEPS_BEFORE_COMPLETION;
+        let row = select(table, table + slot.hot_rows, hot);
         for (var colour = 0u; colour < COLOURS; colour++) {
             // A slot past its own sweep count idles; the barriers stay uniform.
-            let end = select(0u, slot.class_start[colour + 1u], s < sweeps);
+            let end = select(0u, slot.class_start[colour + 1u], swept);
             for (var i = slot.class_start[colour] + r.lane; i < end; i += CELL_INVOCATIONS) {
-                update_cell(slot_base, t0, c0, i, key, table, slot.table_len);
+                update_cell(slot_base, t0, c0, i, key, row, slot.table_len);
             }
             workgroupBarrier();
         }
-        if ADAPTIVE && s < sweeps {
-            adapt_weights(r.lane, t0, (slot.first_sweep + s + 1u) % RELAX_EVERY == 0u);
+        if COMPLETE {
+            let completes = swept && completes_after(sweep_number, slot.hot_rows != 0u);
+            let free_cells = slot.class_start[COLOURS];
+            complete(r, r.slot, slot_base, free_cells, t0, c0, swept, completes, s & 1u);
+        }
+        if ADAPTIVE && swept {
+            adapt_weights(r.lane, t0, (sweep_number + 1u) % RELAX_EVERY == 0u);
         }
         workgroupBarrier();
+        if COMPLETE && swept {
+            let violated = (atomicLoad(&sweep_flags[2u * r.member + (s & 1u)]) & VIOLATED) != 0u;
+            stopped = !violated || (atomicLoad(&fill_flags[r.member]) & FILLED) != 0u;
+        }
     }
 
     // Σ_k w_k (1 − t_k)² over the unit constraints; the state goes back.

@@ -29,6 +29,9 @@ struct SlotInfo {
     // bits.wgsl: random).
     fresh: u32,
     offset: i32,
+    // cells.wgsl: where the chains heat, the hot rows' offset from the
+    // slot's rows; 0 where they do not.
+    hot_rows: u32,
     // Free spins of colour c are class_start[c]..class_start[c + 1].
     class_start: array<u32, CLASS_STARTS>,
 }

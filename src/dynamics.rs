@@ -148,12 +148,12 @@ pub const COMPLETION_HEAT: f64 = 2.0;
 /// every sweep a hardest-class run took 1.05 times the CPU time of every
 /// other sweep on `cpu-lanes` (a completion costs about a sweep), and
 /// 16×16 boards 1.14 times the instructions (BENCHMARKS.md).
-const COMPLETE_EVERY: u32 = 2;
+pub const COMPLETE_EVERY: u32 = 2;
 
 /// The same in hot sweeps: a hot chain's grids fill more often, and after
 /// every sweep the hardest class needs 0.82 of the instructions of every
 /// other sweep, forum hardest 0.89 (BENCHMARKS.md).
-const HOT_COMPLETE_EVERY: u32 = 1;
+pub const HOT_COMPLETE_EVERY: u32 = 1;
 
 /// Whether sweep `s` (counted from 0) of chains that heat runs hot.
 pub fn runs_hot(s: u32) -> bool {

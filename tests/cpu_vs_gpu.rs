@@ -56,8 +56,8 @@ const PLAIN: KernelOptions = KernelOptions { global_totals: false, units_per_gro
 /// Weights that reach their cap within a few sweeps and relax often.
 const ADAPTIVE: Weights = Weights::Adaptive(AdaptiveWeights { base: 2, cap: 5, relax_every: 3 });
 
-/// spins.wgsl, cells.wgsl (both weights) and bits.wgsl.
-const KERNELS: [Kernel; 4] = [
+/// spins.wgsl, cells.wgsl (both weights; adaptive with completion) and bits.wgsl.
+const KERNELS: [Kernel; 5] = [
     Kernel {
         kind: BackendKind::Gpu,
         dynamics: Dynamics { moves: Moves::Spin, weights: Weights::Fixed, completion: Completion::Off },
@@ -71,6 +71,11 @@ const KERNELS: [Kernel; 4] = [
     Kernel {
         kind: BackendKind::Gpu,
         dynamics: Dynamics { moves: Moves::Cell, weights: ADAPTIVE, completion: Completion::Off },
+        options: PLAIN,
+    },
+    Kernel {
+        kind: BackendKind::Gpu,
+        dynamics: Dynamics { moves: Moves::Cell, weights: ADAPTIVE, completion: Completion::Singles },
         options: PLAIN,
     },
     Kernel {
@@ -96,16 +101,29 @@ fn model(puzzle: &str, mode: Reduce) -> Model {
 /// in reverse order, as the solver pipelines them. Returns how many times
 /// a slot had a zero-energy replica after a round.
 fn assert_twins(kernel: Kernel, models: [&Model; 3], rounds: u32, counts: (u32, u32)) -> usize {
+    assert_twins_on(kernel, models, rounds, counts, (RUNGS, 0.3, 3.0))
+}
+
+/// [`assert_twins`] on ladders of `rungs` rungs from `t_min` to `t_max` (a
+/// divisor of `PER_SLOT`).
+fn assert_twins_on(
+    kernel: Kernel,
+    models: [&Model; 3],
+    rounds: u32,
+    counts: (u32, u32),
+    (ladder_rungs, t_min, t_max): (usize, f64, f64),
+) -> usize {
     let Some(mut gpu) = gpu_with_options(kernel.kind, kernel.options) else { return 0 };
     let mut solved = 0;
     let mut twin = twin(kernel);
     let dynamics = kernel.dynamics;
     let problem = |model, ladder: &Ladder, seed| Problem::with_dynamics(model, ladder, seed, dynamics);
     let cpu = twin.as_mut();
-    let ladder = Ladder::geometric(RUNGS, 0.3, 3.0);
-    let layout = Layout { shape: models[0].fixed.shape, slots: 2, replicas_per_slot: PER_SLOT, rungs: RUNGS, dynamics };
+    let ladder = Ladder::geometric(ladder_rungs, t_min, t_max);
+    let layout =
+        Layout { shape: models[0].fixed.shape, slots: 2, replicas_per_slot: PER_SLOT, rungs: ladder_rungs, dynamics };
     let mut exchanges: Vec<Exchange> =
-        (0..2 * PER_SLOT as u32 / RUNGS as u32).map(|i| Exchange::new(&ladder, 42, i)).collect();
+        (0..2 * PER_SLOT as u32 / ladder_rungs as u32).map(|i| Exchange::new(&ladder, 42, i)).collect();
     for backend in [&mut *cpu, &mut gpu as &mut dyn Backend] {
         backend.configure(layout).unwrap();
         backend.load(0, &problem(models[0], &ladder, 42)).unwrap();
@@ -120,7 +138,7 @@ fn assert_twins(kernel: Kernel, models: [&Model; 3], rounds: u32, counts: (u32, 
             for backend in [&mut *cpu, &mut gpu as &mut dyn Backend] {
                 backend.unload(1).unwrap();
                 // Replaced before any dispatch (the GPU stages loads until then): the later load counts.
-                backend.load(1, &problem(models[0], &Ladder::geometric(RUNGS, 0.5, 5.0), 5)).unwrap();
+                backend.load(1, &problem(models[0], &Ladder::geometric(ladder_rungs, 0.5, 5.0), 5)).unwrap();
                 backend.unload(1).unwrap();
                 backend.load(1, &problem(models[2], &ladder, 9)).unwrap();
             }
@@ -153,7 +171,7 @@ fn assert_twins(kernel: Kernel, models: [&Model; 3], rounds: u32, counts: (u32, 
                 assert_eq!(slot_model.energy(&spins[PER_SLOT]), got[PER_SLOT]);
             }
         }
-        for (energies, exchange) in expected.chunks(RUNGS).zip(&mut exchanges) {
+        for (energies, exchange) in expected.chunks(ladder_rungs).zip(&mut exchanges) {
             exchange.exchange(energies);
         }
     }
@@ -178,6 +196,39 @@ fn gpu_returns_solved_replicas_equal_to_the_cpu_twin() {
         if gpu().is_some() {
             assert!(solved > 0, "{kernel:?}: no replica reached energy 0: the test proves nothing");
         }
+    }
+}
+
+/// Completion (`--complete singles`) keeps cells.wgsl equal to its twin:
+/// on one-rung ladders, whose chains run hot from the 11th sweep and are
+/// completed after every sweep there, and on ladders of several, completed
+/// every other sweep; on 9×9 and 16×16 boards and Latin squares, in rounds
+/// that straddle the first hot sweep, with replicas that stop once solved.
+#[test]
+fn completion_keeps_cells_wgsl_equal_to_its_twin() {
+    let completing = |weights| Kernel {
+        kind: BackendKind::Gpu,
+        dynamics: Dynamics { moves: Moves::Cell, weights, completion: Completion::Singles },
+        options: PLAIN,
+    };
+    let hard = famous_hard();
+    let escargot = Model::build(&reduce(&hard[1], Reduce::Propagate).unwrap()).unwrap();
+    let inkala = model(INKALA, Reduce::Propagate);
+    let sixteen = example_puzzles("16x16.txt", Variant::Standard, 16);
+    let sixteen = Model::build(&reduce(&sixteen[0], Reduce::Clues).unwrap()).unwrap();
+    let latin = example_puzzles("latin.txt", Variant::Latin, 7);
+    let latin = Model::build(&reduce(&latin[0], Reduce::Clues).unwrap()).unwrap();
+    let mut solved = 0;
+    for weights in [ADAPTIVE, Weights::Fixed] {
+        for ladder in [(1, 1.2, 1.2), (RUNGS, 0.6, 2.4)] {
+            let kernel = completing(weights);
+            solved += assert_twins_on(kernel, [&inkala, &escargot, &inkala], 6, (7, 4), ladder);
+            assert_twins_on(kernel, [&sixteen, &sixteen, &sixteen], 2, (7, 6), ladder);
+            assert_twins_on(kernel, [&latin, &latin, &latin], 4, (7, 5), ladder);
+        }
+    }
+    if gpu().is_some() {
+        assert!(solved > 0, "no replica was solved: the test proves nothing");
     }
 }
 

@@ -189,7 +189,6 @@ impl BackendKind {
         match (self, dynamics.moves) {
             // Completion completes cells.
             (_, Moves::Spin) if dynamics.completion != Completion::Off => None,
-            (BackendKind::Gpu, _) if dynamics.completion != Completion::Off => None,
             (BackendKind::Cpu | BackendKind::Gpu, Moves::Spin) => Some(Sweep::Spins),
             (BackendKind::Cpu | BackendKind::Gpu, Moves::Cell) => Some(Sweep::Cells),
             (BackendKind::CpuLanes, Moves::Cell) => Some(Sweep::Lanes),
@@ -202,8 +201,9 @@ impl BackendKind {
     /// Whether it runs `dynamics`, or the error that says what it does run.
     pub fn check_runs(self, dynamics: Dynamics) -> Result<()> {
         let what = match self {
-            BackendKind::Cpu => "every move set, completion with cell moves only (--complete off with --moves spin)",
-            BackendKind::Gpu => "every move set, without completion (--complete off)",
+            BackendKind::Cpu | BackendKind::Gpu => {
+                "every move set, completion with cell moves only (--complete off with --moves spin)"
+            }
             BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => {
                 "single-spin moves on the plain model only (--moves spin --weights fixed --complete off)"
             }

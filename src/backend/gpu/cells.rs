@@ -3,7 +3,7 @@
 
 use super::kernel::{boolean, int, EngineParts, Kernel, Loaded};
 use crate::backend::cpu::cells::CellReplica;
-use crate::dynamics::Weights;
+use crate::dynamics::{Weights, COMPLETE_EVERY, HOT_COMPLETE_EVERY, SWEEPS_BEFORE_COMPLETION};
 use crate::grid::SMALL_BOARD_ORDER;
 use crate::rng::INITIAL_STATE_SWEEP;
 
@@ -28,6 +28,11 @@ pub(super) struct CellsKernel;
 const SMALL_BOARD_GROUPS: (u32, u32) = (8, 4);
 const LARGE_BOARD_GROUPS: (u32, u32) = (16, 4);
 
+/// The houses (rows, columns, boxes) of the kernel's board.
+fn houses(kernel: &Kernel) -> u32 {
+    kernel.shape.geometry().unit_cells.len() as u32
+}
+
 /// [`SMALL_BOARD_GROUPS`] or [`LARGE_BOARD_GROUPS`], by the kernel's board.
 fn groups(kernel: &Kernel) -> (u32, u32) {
     if kernel.shape.n <= SMALL_BOARD_ORDER {
@@ -51,7 +56,9 @@ impl EngineParts for CellsKernel {
     }
 
     fn workgroup_words(&self, kernel: &Kernel) -> u32 {
-        kernel.totals + kernel.cells + 2
+        // Completion: a word per cell, three per house, three flags and the workgroup's one.
+        let completion = if kernel.completes { kernel.cells + 3 * houses(kernel) + 4 } else { 0 };
+        kernel.totals + kernel.cells + 2 + completion
     }
 
     fn cell_headers(&self, kernel: &Kernel) -> u32 {
@@ -77,6 +84,14 @@ impl EngineParts for CellsKernel {
             int("WEIGHT_CAP", cap),
             int("RELAX_EVERY", relax_every),
             int("INITIAL_STATE_SWEEP", INITIAL_STATE_SWEEP),
+            boolean("COMPLETE", kernel.completes),
+            int("HOUSES", houses(kernel)),
+            // Arrays of at least one word where the kernel does not complete.
+            int("GROUP_FILL", if kernel.completes { kernel.cells * per_group } else { 1 }),
+            int("GROUP_HOUSE_WORDS", if kernel.completes { 3 * houses(kernel) * per_group } else { 1 }),
+            int("SWEEPS_BEFORE_COMPLETION", SWEEPS_BEFORE_COMPLETION),
+            int("COMPLETE_EVERY", COMPLETE_EVERY),
+            int("HOT_COMPLETE_EVERY", HOT_COMPLETE_EVERY),
         ]
     }
 
@@ -88,8 +103,20 @@ impl EngineParts for CellsKernel {
         let per_cell = 2 * n * (1 + unit_width) + 2 * unit_width;
         let load_and_store = 2 * (units + (kernel.cells as u64).div_ceil(lanes));
         let initial_state = n + attempts_per_lane * (1 + unit_width);
+        // Completion, per sweep: a pass over the houses (each over its
+        // digits, twice) and the cells (each over its candidates and
+        // houses), then at most a round per cell, each two passes over the
+        // houses and four over the cells, and the grid written back.
+        let completion = if kernel.completes {
+            let houses = (houses(kernel) as u64).div_ceil(lanes);
+            let cells = (kernel.cells as u64).div_ceil(lanes);
+            let round = 2 * houses + 4 * cells * (2 + 2 * unit_width) + 1;
+            houses * (1 + 2 * n) + cells * (1 + n + 2 * unit_width) + (kernel.cells as u64 + 1) * round + units + cells
+        } else {
+            0
+        };
         // Load, store, the initial state and the final energy; and a weight pass per sweep.
-        (load_and_store + initial_state + units + 4, per_cell, units + 1)
+        (load_and_store + initial_state + units + 4, per_cell, units + 1 + completion)
     }
 
     /// A random candidate per cell: the twin's.

@@ -33,7 +33,7 @@ pub struct GpuContext {
     pub(super) device: wgpu::Device,
     pub(super) queue: wgpu::Queue,
     /// The sweep kernels compiled so far, by engine, board shape and weights.
-    pub(super) pipelines: HashMap<(Engine, Shape, Weights), Pipelines>,
+    pub(super) pipelines: HashMap<(Engine, Shape, Weights, bool), Pipelines>,
     pub(super) limits: wgpu::Limits,
 }
 
@@ -104,10 +104,12 @@ impl GpuContext {
         let engine = Engine::of(self.kind, dynamics).ok_or_else(|| {
             Error::Settings(format!("the {} backend has no kernel for these --moves and --weights", self.kind.name()))
         })?;
-        let key = (engine, shape, dynamics.weights);
+        let completes = dynamics.completes_on(shape.geometry());
+        let key = (engine, shape, dynamics.weights, completes);
         if !self.pipelines.contains_key(&key) {
             let workgroup_bytes = self.limits.max_compute_workgroup_storage_size;
-            let kernel = Kernel::with_options(engine, shape, dynamics.weights, workgroup_bytes, self.options);
+            let kernel =
+                Kernel::with_options(engine, shape, dynamics.weights, completes, workgroup_bytes, self.options);
             let kernel = kernel.ok_or_else(|| {
                 Error::Gpu(format!(
                     "{} of a {1}×{1} board does not fit in this adapter's workgroup memory",

@@ -29,14 +29,16 @@ impl Kernel {
     /// workgroup memory; `None` if one unit does not fit (a word of bits:
     /// not even without its totals).
     pub fn new(engine: Engine, shape: Shape, weights: Weights, workgroup_bytes: u32) -> Option<Kernel> {
-        Kernel::with_options(engine, shape, weights, workgroup_bytes, KernelOptions::default())
+        Kernel::with_options(engine, shape, weights, false, workgroup_bytes, KernelOptions::default())
     }
 
-    /// [`Kernel::new`] with a variant's `options`.
+    /// [`Kernel::new`] with a variant's `options`, the replicas' grids
+    /// completed where `completes` (cells.wgsl).
     pub fn with_options(
         engine: Engine,
         shape: Shape,
         weights: Weights,
+        completes: bool,
         workgroup_bytes: u32,
         options: KernelOptions,
     ) -> Option<Kernel> {
@@ -61,6 +63,7 @@ impl Kernel {
             workgroup_totals: true,
             per_group: 0,
             weights,
+            completes,
             options,
         };
         let parts = engine.parts();
@@ -180,9 +183,9 @@ mod tests {
         let common = include_str!("../../../shaders/common.wgsl");
         assert_eq!(std::mem::size_of::<Params>(), 4 * 5);
         assert_eq!(fields(common, "Params").matches(": u32,").count(), 5);
-        assert_eq!(std::mem::size_of::<SlotInfo>(), 4 * (7 + CLASS_STARTS));
+        assert_eq!(std::mem::size_of::<SlotInfo>(), 4 * (8 + CLASS_STARTS));
         let slot = fields(common, "SlotInfo");
-        assert_eq!(slot.matches(": u32,").count(), 6);
+        assert_eq!(slot.matches(": u32,").count(), 7);
         assert!(slot.contains("offset: i32,") && slot.contains("class_start: array<u32, CLASS_STARTS>,"));
         for engine in [Engine::Spins, Engine::Cells, Engine::Bits] {
             let kernel = Kernel::new(

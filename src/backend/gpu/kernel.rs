@@ -98,6 +98,9 @@ pub struct SlotInfo {
     /// slot's replicas from its initial state instead of reading them.
     pub fresh: u32,
     pub offset: i32,
+    /// cells.wgsl: where the chains heat (`Dynamics::heats`), the hot rows'
+    /// offset from the slot's rows (`rung_tables`); 0 where they do not.
+    pub hot_rows: u32,
     /// Free spins (cells, for cells.wgsl) of colour c are `class_start[c]..class_start[c + 1]`.
     pub class_start: [u32; CLASS_STARTS],
 }
@@ -147,6 +150,8 @@ pub struct Kernel {
     pub per_group: u32,
     /// The unit weights' rule (cells.wgsl; fixed for the others).
     pub weights: Weights,
+    /// Whether the replicas' grids are completed (cells.wgsl, `--complete singles`).
+    pub completes: bool,
     pub options: KernelOptions,
 }
 

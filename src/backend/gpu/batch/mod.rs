@@ -77,7 +77,9 @@ impl Batch {
         };
         let storage = wgpu::BufferUsages::STORAGE;
         let readable = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        let table_stride = layout.rungs as u32 * kernel.table_len;
+        // Where the chains heat, the hot rows after the rungs' own.
+        let heats = layout.dynamics.heats(layout.shape.geometry(), layout.rungs);
+        let table_stride = (layout.rungs * if heats { 2 } else { 1 }) as u32 * kernel.table_len;
         let slots_buffer = buffer("slots", layout.slots * std::mem::size_of::<SlotInfo>() / 4, storage);
         let spin_data = buffer("spin data", layout.slots * kernel.spin_data_per_slot() as usize * 4, storage);
         let rung_tables = buffer("rung tables", layout.slots * table_stride as usize, storage);
@@ -123,8 +125,9 @@ impl Batch {
         if model.fixed.shape != layout.shape {
             return Err(Error::Internal(format!("a {:?} puzzle in a {:?} batch", model.fixed.shape, layout.shape)));
         }
-        if problem.table_len > kernel.table_len as usize || problem.table.len() != layout.rungs * problem.table_len {
-            return Err(Error::Internal(format!("threshold table of {} rows × {}", layout.rungs, problem.table_len)));
+        let rows = layout.rungs * if problem.heats() { 2 } else { 1 };
+        if problem.table_len > kernel.table_len as usize || problem.table.len() != rows * problem.table_len {
+            return Err(Error::Internal(format!("threshold table of {rows} rows × {}", problem.table_len)));
         }
         // Keep in sync: `spin_data` in common.wgsl, and cells.wgsl's headers.
         let geometry = model.geometry();
@@ -167,6 +170,7 @@ impl Batch {
             table_len: problem.table_len as u32,
             fresh: 1,
             offset: model.offset,
+            hot_rows: if problem.heats() { (layout.rungs * problem.table_len) as u32 } else { 0 },
             class_start,
         };
         let mut initial_totals: Vec<u32> = model.fixed_ones.iter().map(|&t| t as u32).collect();
