@@ -173,8 +173,9 @@ pub trait Backend {
     fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>>;
 
     /// How many times its rung's temperature a replica of `slot` ran at in
-    /// its last sweeps: 1, but for `cpu-lanes`' hot chains once grids are
-    /// completed. For reports of what ran (the live page).
+    /// its last sweeps: 1, but for the hot chains of `cpu-lanes` and `cpu`
+    /// once grids are completed (`gpu` does not say yet). For reports of
+    /// what ran (the live page).
     fn heat(&self, _slot: usize) -> f64 {
         1.0
     }
