@@ -160,6 +160,17 @@ pub fn runs_hot(s: u32) -> bool {
     s >= SWEEPS_BEFORE_COMPLETION
 }
 
+/// How many times their rung's temperature chains that `heat` (or not)
+/// ran at in the last of their `sweeps_done` sweeps: for reports of what
+/// ran (`Backend::heat`).
+pub fn heat_after(heat: bool, sweeps_done: u32) -> f64 {
+    if heat && sweeps_done > 0 && runs_hot(sweeps_done - 1) {
+        COMPLETION_HEAT
+    } else {
+        1.0
+    }
+}
+
 /// Whether the chains' grids are completed after sweep `s` (counted from
 /// 0; from 1, as the relaxing sweeps are, every `COMPLETE_EVERY`th, or
 /// every `HOT_COMPLETE_EVERY`th where the sweep runs hot), on chains that

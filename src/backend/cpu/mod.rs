@@ -26,7 +26,7 @@ use super::kind::BackendKind;
 use super::slots::{Chains, Slots};
 use super::tables::{CellTable, SpinTable};
 use super::{Backend, Layout, Problem};
-use crate::dynamics::{completes_after, runs_hot, Moves, Weights, COMPLETION_HEAT};
+use crate::dynamics::{completes_after, heat_after, runs_hot, Moves, Weights};
 use crate::error::Result;
 use crate::grid::Shape;
 use cells::CellReplica;
@@ -190,11 +190,6 @@ impl Backend for CpuBackend {
     }
 
     fn heat(&self, slot: usize) -> f64 {
-        match self.slots.get(slot) {
-            Some(puzzle) if puzzle.heat && puzzle.sweeps_done > 0 && runs_hot(puzzle.sweeps_done - 1) => {
-                COMPLETION_HEAT
-            }
-            _ => 1.0,
-        }
+        self.slots.get(slot).map_or(1.0, |puzzle| heat_after(puzzle.heat, puzzle.sweeps_done))
     }
 }

@@ -39,7 +39,7 @@ use super::kind::BackendKind;
 use super::slots::{Chains, Slots};
 use super::tables::CellTable;
 use super::{Backend, Layout, Problem};
-use crate::dynamics::{completes_after, runs_hot, Weights, COMPLETION_HEAT, HEAT_BATH_ONE, SWEEPS_BEFORE_COMPLETION};
+use crate::dynamics::{completes_after, heat_after, Weights, COMPLETION_HEAT, HEAT_BATH_ONE, SWEEPS_BEFORE_COMPLETION};
 use crate::error::Result;
 use crate::grid::{Geometry, Shape, MAX_N};
 use crate::rng::stream_key;
@@ -88,8 +88,6 @@ struct Puzzle {
     /// At `COMPLETION_HEAT` times each rung's temperature, where the chains
     /// run hotter once grids are completed.
     heated: Option<Rungs>,
-    /// Whether the last sweep of the last call ran the heated ones.
-    ran_hot: bool,
     groups: Vec<Group>,
     /// The board, while the chains' grids are to be completed and
     /// completion's tables are not made yet: they are made for the first
@@ -168,7 +166,6 @@ impl Chains for Puzzle {
                 }
             }
         });
-        self.ran_hot = heat && runs_hot(end - 1);
         self.sweeps_done = end;
     }
 
@@ -243,7 +240,7 @@ impl Backend for LanesBackend {
         let completion_board = problem.dynamics.completes_on(board).then_some(board);
         // q = exp(−1/T): at h·T, q^(1/h).
         let heat = || Rungs::new(q.iter().map(|&q| q.powf(1.0 / COMPLETION_HEAT)));
-        let heated = problem.dynamics.heats(board, rungs).then(heat);
+        let heated = problem.heats().then(heat);
         let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
             .map(|g| {
                 let group = Group::random(&table, &units, weights, stream_key(problem.seed, g as u32), rungs);
@@ -262,7 +259,6 @@ impl Backend for LanesBackend {
                 weights,
                 ladder,
                 heated,
-                ran_hot: false,
                 groups,
                 completion_board,
                 completion: None,
@@ -298,10 +294,7 @@ impl Backend for LanesBackend {
     }
 
     fn heat(&self, slot: usize) -> f64 {
-        match self.slots.get(slot) {
-            Some(puzzle) if puzzle.ran_hot => COMPLETION_HEAT,
-            _ => 1.0,
-        }
+        self.slots.get(slot).map_or(1.0, |puzzle| heat_after(puzzle.heated.is_some(), puzzle.sweeps_done))
     }
 }
 
