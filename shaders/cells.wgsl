@@ -90,15 +90,21 @@ fn houses_of(slot_base: u32, i: u32) -> array<u32, 4> {
     return houses;
 }
 
-// The digits a cell's houses hold.
-fn taken(h0: u32, houses: array<u32, 4>) -> u32 {
-    var digits = 0u;
+// Word `word` (0: the digits held; 1: as `complete` uses it) of a cell's
+// houses, OR-ed together.
+fn houses_word(h0: u32, houses: array<u32, 4>, word: u32) -> u32 {
+    var bits = 0u;
     for (var u = 0u; u < 4u; u++) {
         if houses[u] < HOUSES {
-            digits |= atomicLoad(&house_digits[h0 + 3u * houses[u]]);
+            bits |= atomicLoad(&house_digits[h0 + 3u * houses[u] + word]);
         }
     }
-    return digits;
+    return bits;
+}
+
+// An open cell's digits (its `fill` word) that no house of it holds.
+fn open_digits(h0: u32, houses: array<u32, 4>, cell_fill: u32) -> u32 {
+    return (cell_fill >> OPEN_SHIFT) & ~houses_word(h0, houses, 0u);
 }
 
 // Places `bit` in a cell of `houses`: whether a house held it already.
@@ -115,7 +121,7 @@ fn place(h0: u32, houses: array<u32, 4>, bit: u32) -> bool {
 // After a sweep: whether a unit of the replica is violated (sweep_flags),
 // and where it `completes`, its grid completed; one that fills moves there
 // (every constraint then holds once). `swept`: the replica swept.
-fn complete(r: Replica, slot: u32, slot_base: u32, free_cells: u32, t0: u32, c0: u32, swept: bool, completes: bool, parity: u32) {
+fn complete(r: Replica, slot_base: u32, free_cells: u32, t0: u32, c0: u32, swept: bool, completes: bool, parity: u32) {
     let h0 = r.member * 3u * HOUSES;
     let flags = &fill_flags[r.member];
     if r.lane == 0u {
@@ -128,7 +134,9 @@ fn complete(r: Replica, slot: u32, slot_base: u32, free_cells: u32, t0: u32, c0:
         for (var d = 0u; d < COLOURS; d++) {
             let k = FIRST_UNIT + u * COLOURS + d;
             broken |= select(0u, 1u, swept && total_of(local_units[t0 + k]) != 1);
-            fixed |= select(0u, 1u << d, initial_totals[slot * TOTALS + k] != 0u);
+            if completes && initial_totals[r.slot * TOTALS + k] != 0u {
+                fixed |= 1u << d;
+            }
         }
         if broken != 0u {
             atomicOr(&sweep_flags[2u * r.member + parity], VIOLATED);
@@ -153,13 +161,7 @@ fn complete(r: Replica, slot: u32, slot_base: u32, free_cells: u32, t0: u32, c0:
     // The cells outside every broken house kept, the others open.
     for (var i = r.lane; i < select(0u, free_cells, completes); i += CELL_INVOCATIONS) {
         let header = spin_data[slot_base + i];
-        let houses = houses_of(slot_base, i);
-        var kept = true;
-        for (var u = 0u; u < 4u; u++) {
-            if houses[u] < HOUSES {
-                kept = kept && atomicLoad(&house_digits[h0 + 3u * houses[u] + 1u]) == 0u;
-            }
-        }
+        let kept = houses_word(h0, houses_of(slot_base, i), 1u) == 0u;
         var digits = 0u;
         for (var c = 0u; c < header.y; c++) {
             var digit = 0u;
@@ -189,7 +191,7 @@ fn complete(r: Replica, slot: u32, slot_base: u32, free_cells: u32, t0: u32, c0:
             let cell = spin_data[slot_base + i].z;
             if (fill[c0 + cell] & TOTAL_MASK) == 0u {
                 let houses = houses_of(slot_base, i);
-                let digits = (fill[c0 + cell] >> OPEN_SHIFT) & ~taken(h0, houses);
+                let digits = open_digits(h0, houses, fill[c0 + cell]);
                 if digits == 0u || (countOneBits(digits) == 1u && place(h0, houses, digits)) {
                     atomicOr(flags, FAILED);
                 } else if countOneBits(digits) == 1u {
@@ -204,7 +206,7 @@ fn complete(r: Replica, slot: u32, slot_base: u32, free_cells: u32, t0: u32, c0:
             let cell = spin_data[slot_base + i].z;
             if (fill[c0 + cell] & TOTAL_MASK) == 0u {
                 let houses = houses_of(slot_base, i);
-                let digits = (fill[c0 + cell] >> OPEN_SHIFT) & ~taken(h0, houses);
+                let digits = open_digits(h0, houses, fill[c0 + cell]);
                 fill[c0 + cell] = digits << OPEN_SHIFT;
                 for (var u = 0u; u < 4u; u++) {
                     if houses[u] < HOUSES {
@@ -231,13 +233,7 @@ fn complete(r: Replica, slot: u32, slot_base: u32, free_cells: u32, t0: u32, c0:
             let cell = spin_data[slot_base + i].z;
             if (fill[c0 + cell] & TOTAL_MASK) == 0u {
                 let houses = houses_of(slot_base, i);
-                var hidden = 0u;
-                for (var u = 0u; u < 4u; u++) {
-                    if houses[u] < HOUSES {
-                        hidden |= atomicLoad(&house_digits[h0 + 3u * houses[u] + 1u]);
-                    }
-                }
-                let single = (fill[c0 + cell] >> OPEN_SHIFT) & hidden;
+                let single = (fill[c0 + cell] >> OPEN_SHIFT) & houses_word(h0, houses, 1u);
                 if countOneBits(single) > 1u || (single != 0u && place(h0, houses, single)) {
                     atomicOr(flags, FAILED);
                 } else if single != 0u {
@@ -471,7 +467,7 @@ fn sweep(
         if COMPLETE {
             let completes = swept && completes_after(sweep_number, slot.hot_rows != 0u);
             let free_cells = slot.class_start[COLOURS];
-            complete(r, r.slot, slot_base, free_cells, t0, c0, swept, completes, s & 1u);
+            complete(r, slot_base, free_cells, t0, c0, swept, completes, s & 1u);
         }
         if ADAPTIVE && swept {
             adapt_weights(r.lane, t0, (sweep_number + 1u) % RELAX_EVERY == 0u);
