@@ -27,7 +27,7 @@
 #   *.md, *.json     bench tables: benches/data/hardest100.txt and
 #                    examples/hard.txt, all at once and one at a time, on gpu
 #                    (cell and spin moves, and cell moves with --complete
-#                    singles) and gpu-bits, with cpu-lanes beside
+#                    off) and gpu-bits, with cpu-lanes beside
 #   large-boards.md  generated 16×16 and 25×25 boards on each backend (python3)
 #   collections.md   with GPU_BENCH_COLLECTIONS="FILE ..." (larger sets, carried
 #                    along: the fixed public sets are not in the repository):
@@ -93,8 +93,8 @@ run host.txt "$pipeline" --bench host_ceiling "${criterion[@]}"
 # paid by bench's untimed warm-up puzzle.
 run bench.md $bin bench --backend gpu,gpu-bits,cpu-lanes --runs $runs --json "$out/bench.json" --plot "$out/bench.svg" "${sets[@]}"
 run bench-spins.md $bin bench --backend gpu --moves spin --runs $runs --json "$out/bench-spins.json" "${sets[@]}"
-# Grids completed by singles, as cpu-lanes does by default (off on gpu until measured here).
-run bench-complete.md $bin bench --backend gpu,cpu-lanes --complete singles --runs $runs --json "$out/bench-complete.json" "${sets[@]}"
+# The annealers alone: no grid completed (gpu and cpu-lanes complete them by default on 9×9).
+run bench-plain.md $bin bench --backend gpu,cpu-lanes --complete off --runs $runs --json "$out/bench-plain.json" "${sets[@]}"
 # One puzzle at a time: the latency of a single solve.
 run one-at-a-time.md $bin bench --backend gpu,gpu-bits,cpu-lanes --batch 1 --runs $runs --json "$out/one-at-a-time.json" "${sets[@]}"
 run one-at-a-time-spins.md $bin bench --backend gpu --moves spin --batch 1 --runs $runs "${sets[@]}"
@@ -113,6 +113,8 @@ if [ -n "${GPU_BENCH_COLLECTIONS:-}" ]; then
     run collections.md $bin bench --backend gpu,gpu-bits,cpu-lanes --runs 1 --json "$out/collections.json" "${collections[@]}"
     run collections.md $bin bench --backend gpu --batch 2048 --runs 1 "${collections[@]}"
     run collections.md $bin bench --backend gpu --reduce propagate --runs 1 "${collections[@]}"
+    # The annealer alone: no grid completed.
+    run collections.md $bin bench --backend gpu --complete off --runs 1 --json "$out/collections-plain.json" "${collections[@]}"
 fi
 # Each variant after the kernel that runs, in this call (machine instances
 # differ by up to 1.5×: compare within one call only). Read the times:
