@@ -162,3 +162,49 @@ fn the_library_and_the_command_line_run_the_same_settings() {
         assert_eq!(record["backend"], kind.name());
     }
 }
+
+/// What an observer is told the chains ran at: twice the ladder's
+/// temperature in the rounds after the tenth sweep where grids are
+/// completed on one-rung ladders (cpu-lanes' defaults), the ladder's own
+/// before and without completion, whatever the backend.
+#[test]
+fn observers_see_the_temperatures_the_chains_ran_at() {
+    use sudoku_anneal::dynamics::{Completion, COMPLETION_HEAT, SWEEPS_BEFORE_COMPLETION};
+    use sudoku_anneal::puzzle::PuzzleReader;
+    use sudoku_anneal::reduce::Reduce;
+    use sudoku_anneal::settings::ModelOptions;
+    use sudoku_anneal::solver::{solve_observed, Observer, Progress};
+    use sudoku_anneal::{BackendKind, Overrides, Settings};
+
+    /// Each round's sweeps so far and its coldest temperature.
+    struct Rounds(Vec<(u64, f64)>);
+    impl Observer for Rounds {
+        fn wants_round(&self) -> bool {
+            true
+        }
+        fn round(&mut self, progress: Progress<'_>) {
+            self.0.push((progress.sweeps, progress.temperatures[0]));
+        }
+    }
+    // Annealed past sweep 10 at seed 0 (no probing to decide it).
+    let hard = "98.7..6..7.5....9..43.....78..2....6..7.1..2......48..3..9...6.....5.3.......1..9";
+    let model = ModelOptions { reduce: Reduce::Propagate, ..ModelOptions::default() };
+    for (kind, complete, heat) in [
+        (BackendKind::CpuLanes, None, COMPLETION_HEAT),
+        (BackendKind::Cpu, Some(Completion::Singles), COMPLETION_HEAT),
+        (BackendKind::CpuLanes, Some(Completion::Off), 1.0),
+    ] {
+        let overrides = Overrides { complete, model, ..Overrides::default() };
+        let settings = Settings::resolve(kind, &overrides).unwrap();
+        let entry = PuzzleReader::new(hard.as_bytes(), settings.variant).next().unwrap().unwrap();
+        let mut rounds = Rounds(Vec::new());
+        let outcome = solve_observed(entry, &settings, kind.build().unwrap().as_mut(), &mut rounds, || false);
+        assert!(matches!(outcome.unwrap().unwrap().status, Status::Solved(_)), "{kind:?} {complete:?}");
+        let t = settings.for_shape(sudoku_anneal::grid::Shape::CLASSIC).t_min;
+        assert!(rounds.0.last().unwrap().0 > SWEEPS_BEFORE_COMPLETION as u64, "{kind:?}: solved too soon");
+        for &(sweeps, temperature) in &rounds.0 {
+            let expected = if sweeps > SWEEPS_BEFORE_COMPLETION as u64 { t * heat } else { t };
+            assert_eq!(temperature, expected, "{kind:?} {complete:?}, after {sweeps} sweeps");
+        }
+    }
+}

@@ -172,14 +172,6 @@ pub trait Backend {
     /// The free-spin states of some replicas (global indices), in one readback.
     fn spins(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>>;
 
-    /// How many times its rung's temperature a replica of `slot` ran at in
-    /// its last sweeps: 1, but for the hot chains of `cpu-lanes` and `cpu`
-    /// once grids are completed (`gpu` does not say yet). For reports of
-    /// what ran (the live page).
-    fn heat(&self, _slot: usize) -> f64 {
-        1.0
-    }
-
     /// The unit constraints' weights of some replicas (global indices),
     /// where the dynamics adapts them; empty elsewhere. For the twin tests.
     fn weights(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {

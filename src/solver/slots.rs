@@ -12,6 +12,7 @@ use super::observe::{Observer, Progress};
 use crate::backend::{Backend, Layout, Problem};
 use crate::decode::checked;
 use crate::decode::{cells_of, decode};
+use crate::dynamics::heat_after;
 use crate::error::Result;
 use crate::grid::{Grid, Shape};
 use crate::model::Model;
@@ -348,8 +349,9 @@ impl InFlight<'_> {
                 false => active.exchanges.iter().flat_map(|e| e.rung_of_replica.iter().copied()).collect(),
             };
             // The temperatures the replicas ran at (hotter than the ladder's
-            // where the backend heats its chains for completion).
-            let heat = self.backend.heat(slot);
+            // where the chains heat for completion).
+            let heats = self.shaped.dynamics().heats(active.model.geometry(), self.ladder.temperatures.len());
+            let heat = heat_after(heats, active.sweeps);
             let temperatures: Vec<f64> = self.ladder.temperatures.iter().map(|t| t * heat).collect();
             let attempts = per_pair(&active.exchanges, |e| &e.attempts);
             let accepted = per_pair(&active.exchanges, |e| &e.accepted);

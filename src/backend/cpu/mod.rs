@@ -26,7 +26,7 @@ use super::kind::BackendKind;
 use super::slots::{Chains, Slots};
 use super::tables::{CellTable, SpinTable};
 use super::{Backend, Layout, Problem};
-use crate::dynamics::{completes_after, heat_after, runs_hot, Moves, Weights};
+use crate::dynamics::{completes_after, runs_hot, Moves, Weights};
 use crate::error::Result;
 use crate::grid::Shape;
 use cells::CellReplica;
@@ -187,9 +187,5 @@ impl Backend for CpuBackend {
 
     fn weights(&mut self, replicas: &[usize]) -> Result<Vec<Vec<u8>>> {
         self.slots.read(replicas, Puzzle::weights)
-    }
-
-    fn heat(&self, slot: usize) -> f64 {
-        self.slots.get(slot).map_or(1.0, |puzzle| heat_after(puzzle.heat, puzzle.sweeps_done))
     }
 }
