@@ -17,7 +17,7 @@ fn batching_changes_neither_results_nor_order() {
     for backend in ["cpu", "cpu-bits"] {
         let run_with = |batch: &str| -> Vec<serde_json::Value> {
             let args =
-                ["solve", "--backend", backend, "--format", "jsonl", "--max-sweeps", "300", "--batch", batch, "-"];
+                ["solve", "--backend", backend, "--format", "jsonl", "--max-sweeps", "30", "--batch", batch, "-"];
             stdout_lines(&run(&args, &input))
                 .iter()
                 .map(|l| {

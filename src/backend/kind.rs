@@ -53,7 +53,9 @@ pub struct Defaults {
     pub exchange_every: u32,
     pub moves: Moves,
     pub weights: WeightRule,
+    /// What chains' grids get on boards above 9×9, and up to 9×9.
     pub completion: Completion,
+    pub small_board_completion: Completion,
     /// Boards of side 9 and less, larger ones, and the largest (25×25).
     pub small_boards: BoardDefaults,
     pub large_boards: BoardDefaults,
@@ -243,17 +245,23 @@ impl BackendKind {
     /// to 1.2 on 25×25 puzzles, less on empty boards and Latin squares too),
     /// and on 25×25 boards finer weights with a ladder to match.
     fn cell_defaults(self) -> Defaults {
-        let (batch, exchange_every, completion) = match self {
+        let (batch, exchange_every, completion, small_board_completion) = match self {
             // A puzzle per thread on the lanes backend (32 chains: one group),
             // and its chains' grids completed by singles, the chains hotter
             // once they are (2.6 to 2.9 times less CPU time on the hardest
             // classes than neither: BENCHMARKS.md).
-            BackendKind::CpuLanes => (BatchSize::OnePerThread, 5, Completion::Singles),
+            BackendKind::CpuLanes => (BatchSize::OnePerThread, 5, Completion::Singles, Completion::Singles),
             // Measured on an H200 (BENCHMARKS.md, 2026-11-26): 10,000 hardest
             // puzzles ran at 2,600/s with 256 in flight (8,192 replicas),
             // 1,800/s with 2,048; 128 ran 10 % faster on 1.7x the host CPU.
-            BackendKind::Gpu => (BatchSize::Puzzles(256), 20, Completion::Off),
-            _ => (BatchSize::Puzzles(1), 5, Completion::Off),
+            // Completion on 9×9 boards: 2.4 and 3.4 times the hardest classes'
+            // puzzles per second; not on 16×16, where a completion costs
+            // about two sweeps and they ran at 0.74 times (2026-11-27).
+            BackendKind::Gpu => (BatchSize::Puzzles(256), 20, Completion::Off, Completion::Singles),
+            // The reference completes as its twin does: a third of the
+            // time on the hardest class.
+            BackendKind::Cpu => (BatchSize::Puzzles(1), 5, Completion::Off, Completion::Singles),
+            _ => (BatchSize::Puzzles(1), 5, Completion::Off, Completion::Off),
         };
         Defaults {
             batch,
@@ -261,6 +269,7 @@ impl BackendKind {
             moves: Moves::Cell,
             weights: WeightRule::Adaptive,
             completion,
+            small_board_completion,
             small_boards: BoardDefaults {
                 tempering: Ladders { ladders: 32, replicas: 1, t_min: CELL_TEMPERATURE, t_max: CELL_TEMPERATURE },
                 weights: AdaptiveWeights::DEFAULT,
@@ -308,6 +317,7 @@ impl BackendKind {
             moves: Moves::Spin,
             weights: WeightRule::Fixed,
             completion: Completion::Off,
+            small_board_completion: Completion::Off,
             small_boards: board(small_boards),
             large_boards: board(large_boards),
             largest_boards: board(large_boards),

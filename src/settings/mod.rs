@@ -50,6 +50,8 @@ pub struct Settings {
     pub small_board_weights: Option<Weights>,
     /// Likewise the budget.
     pub small_board_budget: Option<Budget>,
+    /// Likewise what the chains' grids get.
+    pub small_board_completion: Option<Completion>,
     /// The ladders for boards of order 25 where they differ from the ones
     /// above; `None`: the same as on other boards above 9×9.
     pub largest_boards: Option<Ladders>,
@@ -172,6 +174,11 @@ impl Settings {
             moves,
             weights: large_weights,
             completion: o.complete.unwrap_or(defaults.completion),
+            small_board_completion: o
+                .complete
+                .is_none()
+                .then_some(defaults.small_board_completion)
+                .filter(|&small| small != defaults.completion),
             small_boards: own_ladder(small),
             small_board_weights: (small_weights != large_weights).then_some(small_weights),
             small_board_budget: (small_budget != large_budget).then_some(small_budget),
@@ -180,6 +187,7 @@ impl Settings {
         };
         settings.validate()?;
         kind.check_runs(settings.dynamics())?;
+        kind.check_runs(settings.for_shape(Shape::CLASSIC).dynamics())?;
         settings.check_memory(kind, memory_available())?;
         Ok(settings)
     }
@@ -269,25 +277,30 @@ impl Settings {
     }
 
     /// The settings for boards of `shape`: the small or the largest boards'
-    /// ladder, weights and budget there, if any.
+    /// ladder, weights, budget and completion there, if any.
     pub fn for_shape(&self, shape: Shape) -> Settings {
         let shaped = Settings {
             small_boards: None,
             small_board_weights: None,
             small_board_budget: None,
+            small_board_completion: None,
             largest_boards: None,
             largest_board_weights: None,
             ..self.clone()
         };
-        let (ladders, weights, budget) = if shape.n <= SMALL_BOARD_ORDER {
-            (self.small_boards, self.small_board_weights, self.small_board_budget)
+        let (ladders, weights, budget, completion) = if shape.n <= SMALL_BOARD_ORDER {
+            (self.small_boards, self.small_board_weights, self.small_board_budget, self.small_board_completion)
         } else if shape.n >= LARGEST_BOARD_ORDER {
-            (self.largest_boards, self.largest_board_weights, None)
+            (self.largest_boards, self.largest_board_weights, None, None)
         } else {
             return shaped;
         };
-        let shaped =
-            Settings { weights: weights.unwrap_or(self.weights), budget: budget.unwrap_or(self.budget), ..shaped };
+        let shaped = Settings {
+            weights: weights.unwrap_or(self.weights),
+            budget: budget.unwrap_or(self.budget),
+            completion: completion.unwrap_or(self.completion),
+            ..shaped
+        };
         match ladders {
             Some(Ladders { ladders, replicas, t_min, t_max }) => {
                 Settings { ladders, replicas, t_min, t_max, temperatures: None, ..shaped }
@@ -398,6 +411,28 @@ mod tests {
         assert_eq!(settings.fit_replicas(103_563).batch, 101);
         assert_eq!(settings.fit_replicas(usize::MAX).batch, 200);
         assert_eq!(settings.fit_replicas(10).batch, 1);
+    }
+
+    /// `gpu` and its twin complete grids on boards up to 9×9 and not above
+    /// (measured on an H200), `cpu-lanes` on both, spin moves on neither;
+    /// `--complete` sets every size.
+    #[test]
+    fn completion_follows_the_board_unless_the_user_sets_it() {
+        let sizes = |settings: &Settings| {
+            let large = Shape { n: 16, variant: Variant::Standard };
+            (settings.for_shape(Shape::CLASSIC).completion, settings.for_shape(large).completion)
+        };
+        let (on, off) = (Completion::Singles, Completion::Off);
+        assert_eq!(sizes(&Settings::for_backend(BackendKind::Gpu)), (on, off));
+        assert_eq!(sizes(&Settings::for_backend(BackendKind::Cpu)), (on, off));
+        assert_eq!(sizes(&Settings::for_backend(BackendKind::CpuLanes)), (on, on));
+        assert_eq!(sizes(&Settings::for_backend(BackendKind::CpuBits)), (off, off));
+        for set in [on, off] {
+            let overrides = Overrides { complete: Some(set), ..Overrides::default() };
+            assert_eq!(sizes(&Settings::resolve(BackendKind::Gpu, &overrides).unwrap()), (set, set));
+        }
+        let spins = Overrides { moves: Some(Moves::Spin), ..Overrides::default() };
+        assert_eq!(sizes(&Settings::resolve(BackendKind::Gpu, &spins).unwrap()), (off, off));
     }
 
     /// cpu-bits takes one temperature on 9×9 boards and 8 rungs above,
