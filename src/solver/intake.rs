@@ -6,13 +6,14 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use super::slots::probes_before_annealing;
 use crate::decode::checked;
 use crate::error::{Error, PuzzleError, Result};
 use crate::grid::Grid;
 use crate::model::Model;
 use crate::outcome::{Outcome, Status};
 use crate::puzzle::{Entry, Input, Next};
-use crate::reduce::{reduce_before_annealing, Candidates, Reduce};
+use crate::reduce::{reduce, reduce_before_annealing, Candidates, Reduce};
 use crate::settings::Settings;
 
 /// Outcomes waiting for their turn in input order. A ring rather than a
@@ -68,6 +69,8 @@ pub(super) struct Ready {
     pub entry: Entry,
     pub model: Model,
     pub prepare_time: Duration,
+    /// Whether it was probed in full already (`probes_before_annealing`).
+    pub probed: bool,
 }
 
 /// What reduction and model building leave to do for one puzzle.
@@ -91,11 +94,19 @@ pub(super) fn reduced_or_decided(
     Ok(candidates)
 }
 
-fn prepare(puzzle: &Grid, mode: Reduce) -> Prepared {
+/// `probe_in_full`: also probes it in full, which decides it or not; the
+/// anneal runs the briefly probed model either way, as it does when
+/// probing comes later (`slots.rs`).
+fn prepare(puzzle: &Grid, mode: Reduce, probe_in_full: bool) -> Prepared {
     let candidates = match reduced_or_decided(puzzle, reduce_before_annealing(puzzle, mode)) {
         Ok(candidates) => candidates,
         Err(status) => return Prepared::Decided(status),
     };
+    if probe_in_full {
+        if let Err(status) = reduced_or_decided(puzzle, reduce(puzzle, Reduce::Probe)) {
+            return Prepared::Decided(status);
+        }
+    }
     match Model::build(&candidates) {
         Ok(model) => Prepared::Anneal(Box::new(model)),
         Err(reason) => Prepared::Decided(Status::Invalid(reason)),
@@ -154,10 +165,13 @@ impl<I: Input> Intake<I> {
         // `None`: the line is not a puzzle. Each puzzle's time runs from the
         // end of the one before it in the same job: one clock read per
         // puzzle, not two (a read costs some 3 % of an easy puzzle).
-        let prepared: Vec<(Option<Prepared>, Duration)> = batch
+        let prepared: Vec<(Option<(Prepared, bool)>, Duration)> = batch
             .par_iter()
             .map_init(Instant::now, |start, (_, entry)| {
-                let prepared = entry.grid.as_ref().ok().map(|puzzle| prepare(puzzle, settings.reduce));
+                let prepared = entry.grid.as_ref().ok().map(|puzzle| {
+                    let probe_in_full = probes_before_annealing(puzzle, settings);
+                    (prepare(puzzle, settings.reduce, probe_in_full), probe_in_full)
+                });
                 let end = Instant::now();
                 (prepared, end - std::mem::replace(start, end))
             })
@@ -168,11 +182,11 @@ impl<I: Input> Intake<I> {
                     let reason = entry.grid.clone().expect_err("unparsed entries have no puzzle");
                     pending.insert(sequence, (entry, Outcome::invalid(reason)));
                 }
-                Some(Prepared::Decided(status)) => {
+                Some((Prepared::Decided(status), _)) => {
                     pending.insert(sequence, (entry, Outcome::decided(status, prepare_time)));
                 }
-                Some(Prepared::Anneal(model)) => {
-                    self.ready.push_back(Ready { sequence, entry, model: *model, prepare_time })
+                Some((Prepared::Anneal(model), probed)) => {
+                    self.ready.push_back(Ready { sequence, entry, model: *model, prepare_time, probed })
                 }
             }
         }

@@ -43,6 +43,16 @@ fn probe_after_sweeps(puzzle: &Grid) -> u32 {
     }
 }
 
+/// Whether `puzzle` is probed in full before it anneals: under
+/// [`Reduce::Probe`], where the first round would run past
+/// [`probe_after_sweeps`] (`gpu`'s rounds of 20 sweeps on 9×9 boards), so
+/// that the puzzles probing decides take no slot. Probed after its first
+/// round instead, a magictour puzzle paid for ten sweeps of completion
+/// first (BENCHMARKS.md, session 55).
+pub(super) fn probes_before_annealing(puzzle: &Grid, settings: &Settings) -> bool {
+    settings.reduce == Reduce::Probe && settings.exchange_every > probe_after_sweeps(puzzle)
+}
+
 /// A puzzle annealing in a slot.
 struct Active {
     sequence: u64,
@@ -205,7 +215,7 @@ impl<'a> InFlight<'a> {
         Ok(())
     }
 
-    fn load(&mut self, slot: usize, Ready { sequence, entry, model, prepare_time }: Ready) -> Result<()> {
+    fn load(&mut self, slot: usize, Ready { sequence, entry, model, prepare_time, probed }: Ready) -> Result<()> {
         let (ladder, seed) = (&self.ladder, self.shaped.seed);
         self.backend.load(slot, &Problem::with_dynamics(&model, ladder, seed, self.shaped.dynamics()))?;
         // A one-rung ladder has nothing to exchange: its replicas stay at rung 0.
@@ -215,7 +225,7 @@ impl<'a> InFlight<'a> {
         };
         // Its clock counts the preparation it already had.
         let started = Instant::now().checked_sub(prepare_time).unwrap_or_else(Instant::now);
-        let to_probe = self.settings.reduce == Reduce::Probe;
+        let to_probe = self.settings.reduce == Reduce::Probe && !probed;
         self.slots[slot] = Some(Active { sequence, entry, model, exchanges, sweeps: 0, started, to_probe });
         Ok(())
     }
