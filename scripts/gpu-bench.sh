@@ -31,8 +31,10 @@
 #   large-boards.md  generated 16×16 and 25×25 boards on each backend (python3)
 #   collections.md   with GPU_BENCH_COLLECTIONS="FILE ..." (larger sets, carried
 #                    along: the fixed public sets are not in the repository):
-#                    each backend at its defaults, gpu at 2,048 in flight, and
-#                    gpu with --reduce propagate (as before probing, session 39)
+#                    each backend at its defaults, gpu with --reduce propagate
+#                    (as before probing, session 39), and gpu at 256 and 512 in
+#                    flight with and without completion (session 55: 512 won
+#                    by 3-9 % with it; the default waits on the plain runs)
 #   variants.txt     each kernel option (KernelOptions) after the kernel that
 #                    runs, at 8,192 replicas (as whole runs keep), in the same call
 #   large-sweep.txt  cells.wgsl on the public 25×25 by replicas in flight (3 to
@@ -107,14 +109,22 @@ if $hardware && command -v python3 >/dev/null; then
     run large-boards.md $bin bench --backend gpu,gpu-bits,cpu-lanes --runs 1 --max-sweeps 4000 "$out/g16.txt" "$out/g25.txt"
 fi
 # Collections, where throughput is what counts; 2,048 in flight was slower
-# than 256 while the two banks' rounds were serialized (BENCHMARKS.md).
+# than 256 while the two banks' rounds were serialized, 1,024 without
+# completion too (BENCHMARKS.md).
 if [ -n "${GPU_BENCH_COLLECTIONS:-}" ]; then
     read -ra collections <<<"$GPU_BENCH_COLLECTIONS"
     run collections.md $bin bench --backend gpu,gpu-bits,cpu-lanes --runs 1 --json "$out/collections.json" "${collections[@]}"
-    run collections.md $bin bench --backend gpu --batch 2048 --runs 1 "${collections[@]}"
     run collections.md $bin bench --backend gpu --reduce propagate --runs 1 "${collections[@]}"
-    # The annealer alone: no grid completed.
-    run collections.md $bin bench --backend gpu --complete off --runs 1 --json "$out/collections-plain.json" "${collections[@]}"
+    # 256 and 512 in flight, alternated, with and without completion (the
+    # annealer alone: no grid completed).
+    for pass in 1 2; do
+        for complete in singles off; do
+            for batch in 256 512; do
+                run collections.md $bin bench --backend gpu --complete $complete --batch $batch --runs 1 \
+                    --json "$out/collections-$complete-$batch-$pass.json" "${collections[@]}"
+            done
+        done
+    done
 fi
 # Each variant after the kernel that runs, in this call (machine instances
 # differ by up to 1.5×: compare within one call only). Read the times:
