@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::slots::probes_before_annealing;
 use crate::decode::checked;
 use crate::error::{Error, PuzzleError, Result};
 use crate::grid::Grid;
@@ -61,6 +60,30 @@ impl Pending {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+}
+
+/// Under [`Reduce::Probe`], the sweeps a puzzle anneals before it is
+/// probed in full: what puzzles the anneal finds easy (most of an easy
+/// collection) need, so they pay only for the brief probing before the
+/// anneal, while those only full probing solves (most magictour puzzles)
+/// pay for two rounds (BENCHMARKS.md).
+/// Boards of more than 128 cells wait ten times longer: probing them on
+/// lists of cells rather than bit sets costs some ten times more a candidate.
+pub(super) fn probe_after_sweeps(puzzle: &Grid) -> u32 {
+    match puzzle.geometry().cell_sets {
+        Some(_) => 10,
+        None => 100,
+    }
+}
+
+/// Whether `puzzle` is probed in full before it anneals: under
+/// [`Reduce::Probe`], where the first round would run past
+/// [`probe_after_sweeps`] (`gpu`'s rounds of 20 sweeps on 9×9 boards), so
+/// that the puzzles probing decides take no slot. Probed after its first
+/// round instead, a magictour puzzle paid for ten sweeps of completion
+/// first (BENCHMARKS.md, session 55).
+fn probes_before_annealing(puzzle: &Grid, settings: &Settings) -> bool {
+    settings.reduce == Reduce::Probe && settings.exchange_every > probe_after_sweeps(puzzle)
 }
 
 /// A puzzle read and built, on its way to a slot.

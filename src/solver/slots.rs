@@ -7,14 +7,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::intake::{reduced_or_decided, Intake, Pending, Ready};
+use super::intake::{probe_after_sweeps, reduced_or_decided, Intake, Pending, Ready};
 use super::observe::{Observer, Progress};
 use crate::backend::{Backend, Layout, Problem};
 use crate::decode::checked;
 use crate::decode::{cells_of, decode};
 use crate::dynamics::heat_after;
 use crate::error::Result;
-use crate::grid::{Grid, Shape};
+use crate::grid::Shape;
 use crate::model::Model;
 use crate::outcome::{Outcome, Status};
 use crate::puzzle::{Entry, Input};
@@ -29,30 +29,6 @@ const MAX_PENDING: usize = 4096;
 /// puzzles of an easy collection never take a slot, and reading them one
 /// at a time cost two allocations and a parallel call each.
 pub(super) const READ_AT_ONCE: usize = 64;
-/// Under [`Reduce::Probe`], the sweeps a puzzle anneals before it is
-/// probed in full: what puzzles the anneal finds easy (most of an easy
-/// collection) need, so they pay only for the brief probing before the
-/// anneal, while those only full probing solves (most magictour puzzles)
-/// pay for two rounds (BENCHMARKS.md).
-/// Boards of more than 128 cells wait ten times longer: probing them on
-/// lists of cells rather than bit sets costs some ten times more a candidate.
-fn probe_after_sweeps(puzzle: &Grid) -> u32 {
-    match puzzle.geometry().cell_sets {
-        Some(_) => 10,
-        None => 100,
-    }
-}
-
-/// Whether `puzzle` is probed in full before it anneals: under
-/// [`Reduce::Probe`], where the first round would run past
-/// [`probe_after_sweeps`] (`gpu`'s rounds of 20 sweeps on 9×9 boards), so
-/// that the puzzles probing decides take no slot. Probed after its first
-/// round instead, a magictour puzzle paid for ten sweeps of completion
-/// first (BENCHMARKS.md, session 55).
-pub(super) fn probes_before_annealing(puzzle: &Grid, settings: &Settings) -> bool {
-    settings.reduce == Reduce::Probe && settings.exchange_every > probe_after_sweeps(puzzle)
-}
-
 /// A puzzle annealing in a slot.
 struct Active {
     sequence: u64,
