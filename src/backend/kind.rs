@@ -53,8 +53,9 @@ pub struct Defaults {
     pub exchange_every: u32,
     pub moves: Moves,
     pub weights: WeightRule,
-    /// What chains' grids get on boards above 9×9, and up to 9×9.
+    /// What chains' grids get on boards above 9×9.
     pub completion: Completion,
+    /// What they get on boards of side 9 and less.
     pub small_board_completion: Completion,
     /// Boards of side 9 and less, larger ones, and the largest (25×25).
     pub small_boards: BoardDefaults,
