@@ -209,14 +209,15 @@ fn observers_see_the_temperatures_the_chains_ran_at() {
     }
 }
 
-/// Probing in full waits for a puzzle's first 10 sweeps, or comes before
-/// the anneal where the first round would run past them (`gpu`'s rounds
-/// of 20): a puzzle it decides then takes no slot.
+/// Probing in full waits for a puzzle's first 10 sweeps (after the round
+/// that reaches them), or comes before the anneal where the first round
+/// would reach them (`gpu`'s rounds of 20): a puzzle it decides then takes
+/// no slot.
 #[test]
-fn probing_in_full_comes_before_the_anneal_where_the_first_round_runs_past_it() {
+fn probing_in_full_comes_before_the_anneal_where_the_first_round_reaches_it() {
     // The first of magictour: brief probing leaves it, full probing solves it.
     let magictour = "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........";
-    for (every, sweeps) in [("5", 10), ("10", 10), ("20", 0)] {
+    for (every, sweeps) in [("5", 10), ("6", 12), ("10", 0), ("20", 0)] {
         let out = run(&["solve", "--backend", "cpu", "--exchange-every", every, "--format", "jsonl", magictour], "");
         let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let what = (&record["status"], &record["solved_by"], &record["sweeps"]);

@@ -77,13 +77,14 @@ pub(super) fn probe_after_sweeps(puzzle: &Grid) -> u32 {
 }
 
 /// Whether `puzzle` is probed in full before it anneals: under
-/// [`Reduce::Probe`], where the first round would run past
-/// [`probe_after_sweeps`] (`gpu`'s rounds of 20 sweeps on 9×9 boards), so
-/// that the puzzles probing decides take no slot. Probed after its first
-/// round instead, a magictour puzzle paid for ten sweeps of completion
-/// first (BENCHMARKS.md, session 55).
+/// [`Reduce::Probe`], where the first round would reach
+/// [`probe_after_sweeps`] (`gpu`'s rounds of 20 sweeps on 9×9 boards,
+/// `cpu-bits`' of 10), so that the puzzles probing decides take no slot.
+/// Probed after its first round instead, a magictour puzzle paid for ten
+/// sweeps of completion on `gpu` first, and the anneal solved 1 of the
+/// 1,465 in `cpu-bits`' first round (BENCHMARKS.md, session 55).
 fn probes_before_annealing(puzzle: &Grid, settings: &Settings) -> bool {
-    settings.reduce == Reduce::Probe && settings.exchange_every > probe_after_sweeps(puzzle)
+    settings.reduce == Reduce::Probe && settings.exchange_every >= probe_after_sweeps(puzzle)
 }
 
 /// A puzzle read and built, on its way to a slot.
