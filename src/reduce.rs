@@ -31,7 +31,9 @@ pub enum Reduce {
     /// brief (a pass gives up after 8 candidates in a row hold: it decides
     /// most 17-clue puzzles); a puzzle the anneal has not solved in 10 sweeps
     /// is probed in full (before the anneal where its first round reaches
-    /// them, as `gpu`'s 20 sweeps do): that solves most magictour puzzles outright (or
+    /// them, as `gpu`'s 20 sweeps do, or where more than a quarter of the
+    /// spins are free, which the anneal seldom solves in 10 sweeps): that
+    /// solves most magictour puzzles outright (or
     /// proves there is no solution), and where it does not decide a puzzle
     /// the anneal goes on as it was, so puzzles the anneal finds easy pay
     /// only for the brief probing (BENCHMARKS.md). `export` writes the model

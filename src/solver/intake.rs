@@ -76,15 +76,21 @@ pub(super) fn probe_after_sweeps(puzzle: &Grid) -> u32 {
     }
 }
 
-/// Whether `puzzle` is probed in full before it anneals: under
-/// [`Reduce::Probe`], where the first round would reach
+/// Whether `puzzle`, `free_spins` left by brief probing, is probed in full
+/// before it anneals, so that a puzzle probing decides takes no slot:
+/// under [`Reduce::Probe`], where the first round would reach
 /// [`probe_after_sweeps`] (`gpu`'s rounds of 20 sweeps on 9×9 boards,
-/// `cpu-bits`' of 10), so that the puzzles probing decides take no slot.
-/// Probed after its first round instead, a magictour puzzle paid for ten
-/// sweeps of completion on `gpu` first, and the anneal solved 1 of the
-/// 1,465 in `cpu-bits`' first round (BENCHMARKS.md, session 55).
-fn probes_before_annealing(puzzle: &Grid, settings: &Settings) -> bool {
-    settings.reduce == Reduce::Probe && settings.exchange_every >= probe_after_sweeps(puzzle)
+/// `cpu-bits`' of 10), and on boards probed on bit sets where more than a
+/// quarter of the spins are free, which the anneal seldom solves in its
+/// first 10 sweeps. Probed after its first round instead, a magictour
+/// puzzle paid for ten sweeps of completion on `gpu` first; `cpu-bits`'
+/// anneal solved 1 of the 1,465 in its first round, `cpu-lanes`' 26 of
+/// those with more than a quarter free and none of 5,000 easy ones
+/// (BENCHMARKS.md, session 55).
+fn probes_before_annealing(puzzle: &Grid, settings: &Settings, free_spins: usize) -> bool {
+    let geometry = puzzle.geometry();
+    let many_free = geometry.cell_sets.is_some() && free_spins > geometry.n.pow(3) / 4;
+    settings.reduce == Reduce::Probe && (settings.exchange_every >= probe_after_sweeps(puzzle) || many_free)
 }
 
 /// A puzzle read and built, on its way to a slot.
@@ -118,23 +124,26 @@ pub(super) fn reduced_or_decided(
     Ok(candidates)
 }
 
-/// `probe_in_full`: also probes it in full, which decides it or not; the
-/// anneal runs the briefly probed model either way, as it does when
-/// probing comes later (`slots.rs`).
-fn prepare(puzzle: &Grid, mode: Reduce, probe_in_full: bool) -> Prepared {
-    let candidates = match reduced_or_decided(puzzle, reduce_before_annealing(puzzle, mode)) {
+/// Reduces and builds `puzzle`, and probes it in full where that comes
+/// first (`probes_before_annealing`: then also `true`), which decides it
+/// or not; the anneal runs the briefly probed model either way, as it
+/// does when probing comes later (`slots.rs`).
+fn prepare(puzzle: &Grid, settings: &Settings) -> (Prepared, bool) {
+    let candidates = match reduced_or_decided(puzzle, reduce_before_annealing(puzzle, settings.reduce)) {
         Ok(candidates) => candidates,
-        Err(status) => return Prepared::Decided(status),
+        Err(status) => return (Prepared::Decided(status), false),
     };
+    let model = match Model::build(&candidates) {
+        Ok(model) => model,
+        Err(reason) => return (Prepared::Decided(Status::Invalid(reason)), false),
+    };
+    let probe_in_full = probes_before_annealing(puzzle, settings, model.len());
     if probe_in_full {
         if let Err(status) = reduced_or_decided(puzzle, reduce(puzzle, Reduce::Probe)) {
-            return Prepared::Decided(status);
+            return (Prepared::Decided(status), true);
         }
     }
-    match Model::build(&candidates) {
-        Ok(model) => Prepared::Anneal(Box::new(model)),
-        Err(reason) => Prepared::Decided(Status::Invalid(reason)),
-    }
+    (Prepared::Anneal(Box::new(model)), probe_in_full)
 }
 
 pub(super) struct Intake<I> {
@@ -192,10 +201,7 @@ impl<I: Input> Intake<I> {
         let prepared: Vec<(Option<(Prepared, bool)>, Duration)> = batch
             .par_iter()
             .map_init(Instant::now, |start, (_, entry)| {
-                let prepared = entry.grid.as_ref().ok().map(|puzzle| {
-                    let probe_in_full = probes_before_annealing(puzzle, settings);
-                    (prepare(puzzle, settings.reduce, probe_in_full), probe_in_full)
-                });
+                let prepared = entry.grid.as_ref().ok().map(|puzzle| prepare(puzzle, settings));
                 let end = Instant::now();
                 (prepared, end - std::mem::replace(start, end))
             })
