@@ -162,7 +162,7 @@ pub fn runs_hot(s: u32) -> bool {
 
 /// How many times their rung's temperature chains that `heat` (or not)
 /// ran at in the last of their `sweeps_done` sweeps: for reports of what
-/// ran (`Backend::heat`).
+/// ran (the solver's observers, the live page).
 pub fn heat_after(heat: bool, sweeps_done: u32) -> f64 {
     if heat && sweeps_done > 0 && runs_hot(sweeps_done - 1) {
         COMPLETION_HEAT

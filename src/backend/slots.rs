@@ -48,11 +48,6 @@ impl<C: Chains> Slots<C> {
         self.slots[slot] = Some(chains);
     }
 
-    /// What `slot` holds.
-    pub fn get(&self, slot: usize) -> Option<&C> {
-        self.slots.get(slot)?.as_ref()
-    }
-
     /// Empties `slot`, handing back what it held.
     pub fn unload(&mut self, slot: usize) -> Option<C> {
         self.slots[slot].take()
