@@ -67,14 +67,7 @@ impl CellReplica {
         let choice: Vec<u8> = (0..table.len())
             .map(|i| mul_high(attempt_random(key, i as u32), table.candidates(i).len() as u32) as u8)
             .collect();
-        let mut totals = Box::new([0; TOTALS]);
-        totals[..table.fixed_ones.len()].copy_from_slice(&table.fixed_ones);
-        for (i, &c) in choice.iter().enumerate() {
-            for &k in table.units_of(table.candidates(i).start + c as usize) {
-                totals[k as usize] += 1;
-            }
-        }
-        totals[table.padding as usize] = 0;
+        let totals = totals_of(table, &choice);
         // The padding weighs 0, so candidates off the diagonals add nothing for it.
         let mut all_weights = Box::new([weights.initial(); TOTALS]);
         all_weights[table.padding as usize] = 0;
@@ -87,6 +80,20 @@ impl CellReplica {
     pub fn weighted_energy(&self, table: &CellTable) -> i32 {
         table.unit_constraints().map(|k| self.weights[k] as i32 * (1 - self.totals[k] as i32).pow(2)).sum()
     }
+}
+
+/// The constraint totals of cells holding `choice`: the fixed ones and
+/// each chosen candidate's, the padding 0.
+fn totals_of(table: &CellTable, choice: &[u8]) -> Box<[u8; TOTALS]> {
+    let mut totals = Box::new([0; TOTALS]);
+    totals[..table.fixed_ones.len()].copy_from_slice(&table.fixed_ones);
+    for (i, &c) in choice.iter().enumerate() {
+        for &k in table.units_of(table.candidates(i).start + c as usize) {
+            totals[k as usize] += 1;
+        }
+    }
+    totals[table.padding as usize] = 0;
+    totals
 }
 
 /// One sweep of cell moves at the rung whose heat-bath row is `row`, the
@@ -146,18 +153,8 @@ pub fn sweep(
         totals[table.padding as usize] = 0;
     }
     if let Some(filled) = completion.and_then(|c| c.fill(table, &replica.choice, &replica.totals[..])) {
-        let totals = &mut replica.totals;
-        for (i, (chosen, pick)) in replica.choice.iter_mut().zip(filled).enumerate() {
-            let start = table.candidates(i).start;
-            for &k in table.units_of(start + *chosen as usize) {
-                totals[k as usize] = totals[k as usize].wrapping_sub(1);
-            }
-            for &k in table.units_of(start + pick as usize) {
-                totals[k as usize] += 1;
-            }
-            totals[table.padding as usize] = 0;
-            *chosen = pick;
-        }
+        replica.totals = totals_of(table, &filled);
+        replica.choice = filled;
     }
     replica.energy = update_weights(table, replica, weights, sweep_number);
 }
