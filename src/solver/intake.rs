@@ -107,8 +107,9 @@ pub(super) struct Ready {
 enum Prepared {
     /// Decided without annealing: invalid, or solved by reduction.
     Decided(Status),
-    /// Boxed: the decided ones, which on easy collections are nearly all, move less.
-    Anneal(Box<Model>),
+    /// Boxed: the decided ones, which on easy collections are nearly all,
+    /// move less. `probed`: probed in full already.
+    Anneal { model: Box<Model>, probed: bool },
 }
 
 /// The candidates a reduction of `puzzle` left, or the status it decides:
@@ -125,25 +126,25 @@ pub(super) fn reduced_or_decided(
 }
 
 /// Reduces and builds `puzzle`, and probes it in full where that comes
-/// first (`probes_before_annealing`: then also `true`), which decides it
-/// or not; the anneal runs the briefly probed model either way, as it
-/// does when probing comes later (`slots.rs`).
-fn prepare(puzzle: &Grid, settings: &Settings) -> (Prepared, bool) {
+/// first (`probes_before_annealing`), which decides it or not; the anneal
+/// runs the briefly probed model either way, as it does when probing comes
+/// later (`slots.rs`).
+fn prepare(puzzle: &Grid, settings: &Settings) -> Prepared {
     let candidates = match reduced_or_decided(puzzle, reduce_before_annealing(puzzle, settings.reduce)) {
         Ok(candidates) => candidates,
-        Err(status) => return (Prepared::Decided(status), false),
+        Err(status) => return Prepared::Decided(status),
     };
     let model = match Model::build(&candidates) {
         Ok(model) => model,
-        Err(reason) => return (Prepared::Decided(Status::Invalid(reason)), false),
+        Err(reason) => return Prepared::Decided(Status::Invalid(reason)),
     };
     let probe_in_full = probes_before_annealing(puzzle, settings, model.len());
     if probe_in_full {
         if let Err(status) = reduced_or_decided(puzzle, reduce(puzzle, Reduce::Probe)) {
-            return (Prepared::Decided(status), true);
+            return Prepared::Decided(status);
         }
     }
-    (Prepared::Anneal(Box::new(model)), probe_in_full)
+    Prepared::Anneal { model: Box::new(model), probed: probe_in_full }
 }
 
 pub(super) struct Intake<I> {
@@ -198,7 +199,7 @@ impl<I: Input> Intake<I> {
         // `None`: the line is not a puzzle. Each puzzle's time runs from the
         // end of the one before it in the same job: one clock read per
         // puzzle, not two (a read costs some 3 % of an easy puzzle).
-        let prepared: Vec<(Option<(Prepared, bool)>, Duration)> = batch
+        let prepared: Vec<(Option<Prepared>, Duration)> = batch
             .par_iter()
             .map_init(Instant::now, |start, (_, entry)| {
                 let prepared = entry.grid.as_ref().ok().map(|puzzle| prepare(puzzle, settings));
@@ -212,10 +213,10 @@ impl<I: Input> Intake<I> {
                     let reason = entry.grid.clone().expect_err("unparsed entries have no puzzle");
                     pending.insert(sequence, (entry, Outcome::invalid(reason)));
                 }
-                Some((Prepared::Decided(status), _)) => {
+                Some(Prepared::Decided(status)) => {
                     pending.insert(sequence, (entry, Outcome::decided(status, prepare_time)));
                 }
-                Some((Prepared::Anneal(model), probed)) => {
+                Some(Prepared::Anneal { model, probed }) => {
                     self.ready.push_back(Ready { sequence, entry, model: *model, prepare_time, probed })
                 }
             }
