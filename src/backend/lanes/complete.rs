@@ -2,7 +2,7 @@
 //! kept, the rest filled by naked and hidden singles; a chain whose grid
 //! fills without a contradiction jumps to that solution.
 
-use super::vector::{Constraint, Lanes};
+use super::vector::{Constraint, Lanes, HALF, LANES};
 use crate::backend::tables::CellTable;
 use crate::grid::Geometry;
 
@@ -29,35 +29,58 @@ pub(super) struct Completion {
 const HOUSES: usize = 64;
 const CELLS: usize = 256;
 
-/// Per group: the vectors completion works in, by house and by free cell.
+/// Per group: the vectors completion works in, by house and by free cell,
+/// for all of a group's lanes (`N` = `LANES`) or the `HALF` still open.
 #[derive(Debug, Clone)]
 pub(super) struct CompletionScratch {
     /// Where a house has a violated unit.
     broken: [Lanes; HOUSES],
+    wide: Passes<LANES>,
+    narrow: Passes<HALF>,
+}
+
+/// What the passes of naked and hidden singles keep, `N` lanes each.
+#[derive(Debug, Clone)]
+struct Passes<const N: usize> {
     /// A house's digits placed or given.
-    held: [Lanes; HOUSES],
+    held: [Lanes<N>; HOUSES],
     /// The digits open in at least one, and in at least two, of a house's
     /// open cells; then its hidden singles in `once`.
-    once: [Lanes; HOUSES],
-    twice: [Lanes; HOUSES],
+    once: [Lanes<N>; HOUSES],
+    twice: [Lanes<N>; HOUSES],
     /// A cell's digit, 0 while open.
-    placed: [Lanes; CELLS],
+    placed: [Lanes<N>; CELLS],
     /// An open cell's digits no house of it holds.
-    open: [Lanes; CELLS],
+    open: [Lanes<N>; CELLS],
+}
+
+impl<const N: usize> Default for Passes<N> {
+    fn default() -> Passes<N> {
+        let (houses, cells) = ([Lanes::splat(0); HOUSES], [Lanes::splat(0); CELLS]);
+        Passes { held: houses, once: houses, twice: houses, placed: cells, open: cells }
+    }
 }
 
 impl Default for CompletionScratch {
     fn default() -> CompletionScratch {
-        let (houses, cells) = ([Lanes::splat(0); HOUSES], [Lanes::splat(0); CELLS]);
-        CompletionScratch { broken: houses, held: houses, once: houses, twice: houses, placed: cells, open: cells }
+        CompletionScratch { broken: [Lanes::splat(0); HOUSES], wide: Passes::default(), narrow: Passes::default() }
     }
 }
 
 impl CompletionScratch {
-    /// Each free cell's digit bit as the last `fill` left it.
+    /// Each free cell's digit bit as the last `fill` left it, in the lanes
+    /// it filled.
     pub(super) fn placed(&self) -> &[Lanes] {
-        &self.placed
+        &self.wide.placed
     }
+}
+
+/// How the passes over a group's lanes end: every lane filled or failed
+/// (the filled ones), or few enough still open to go on in `HALF` lanes
+/// (the failed ones).
+enum Ended<const N: usize> {
+    Done(Lanes<N>),
+    Few(Lanes<N>),
 }
 
 impl Completion {
@@ -104,11 +127,11 @@ impl Completion {
         let (zero, one) = (Lanes::splat(0), Lanes::splat(1));
         let mask = constraints.len() - 1;
         let constraints = &constraints[..=mask];
-        let CompletionScratch { broken, held, once, twice, placed, open } = scratch;
+        let CompletionScratch { broken, wide, narrow } = scratch;
+        let Passes { held, placed, .. } = wide;
         let (hm, cm) = (HOUSES - 1, CELLS - 1);
-        for v in [&mut *broken, &mut *held] {
-            v[..self.houses].fill(zero);
-        }
+        broken[..self.houses].fill(zero);
+        held[..self.houses].fill(zero);
         let (cell_houses, _) = self.cell_houses.as_chunks::<W>();
         let cell_houses = &cell_houses[..choice.len()];
         for (&k, &u) in units.iter().zip(&self.unit_house) {
@@ -136,8 +159,72 @@ impl Completion {
         for (held, &clues) in held.iter_mut().zip(&self.clue_digits) {
             *held = *held | Lanes::splat(clues);
         }
-        let mut failed = zero;
+        let few_open = |failed: Lanes| failed.0.iter().filter(|&&failed| failed == 0).count() <= HALF;
+        let failed = match self.passes(cell_houses, wide, zero, few_open) {
+            Ended::Done(filled) => return filled,
+            Ended::Few(failed) => failed,
+        };
+        // Most lanes fail in the first passes, while a lane that fills takes
+        // 4 to 19 (hot chains on the hardest class): once at most `HALF` are
+        // open, they go on in one register, each pass at about half the cost.
+        let mut open_lanes = [0; HALF];
+        let mut count = 0;
+        for (lane, &failed) in failed.0.iter().enumerate() {
+            if failed == 0 {
+                open_lanes[count & (HALF - 1)] = lane;
+                count += 1;
+            }
+        }
+        let open_lanes = &open_lanes[..count];
+        let (houses, cells) = (self.houses, cell_houses.len());
+        for to in narrow.held[..houses].iter_mut().chain(&mut narrow.placed[..cells]) {
+            *to = Lanes::splat(0);
+        }
+        // Lane by lane, a scalar copy for each vector: building each vector
+        // from its lanes cost some ten instructions a lane.
+        for (k, &lane) in open_lanes.iter().enumerate() {
+            let (k, lane) = (k & (HALF - 1), lane & (LANES - 1));
+            for (to, from) in narrow.held[..houses].iter_mut().zip(&wide.held[..houses]) {
+                to.0[k] = from.0[lane];
+            }
+            for (to, from) in narrow.placed[..cells].iter_mut().zip(&wide.placed[..cells]) {
+                to.0[k] = from.0[lane];
+            }
+        }
+        let padding = Lanes(std::array::from_fn(|k| -((k >= count) as i16)));
+        let Ended::Done(filled_narrow) = self.passes(cell_houses, narrow, padding, |_| false) else {
+            unreachable!("the passes over half the lanes end only when each is filled or failed")
+        };
+        let mut filled = zero;
+        for (k, &lane) in open_lanes.iter().enumerate() {
+            if filled_narrow.0[k] != 0 {
+                filled.0[lane] = -1;
+                for (to, from) in wide.placed[..cells].iter_mut().zip(&narrow.placed[..cells]) {
+                    to.0[lane] = from.0[k];
+                }
+            }
+        }
+        filled
+    }
+
+    /// Naked and hidden singles over `N` lanes from `held` and `placed`, the
+    /// lanes in `failed` left out, until each lane is filled or failed, or
+    /// until `few` says the lanes `failed` leaves open are few enough.
+    #[inline(always)]
+    fn passes<const W: usize, const N: usize>(
+        &self,
+        cell_houses: &[[u16; W]],
+        scratch: &mut Passes<N>,
+        mut failed: Lanes<N>,
+        few: impl Fn(Lanes<N>) -> bool,
+    ) -> Ended<N> {
+        let (zero, one) = (Lanes::splat(0), Lanes::splat(1));
+        let Passes { held, once, twice, placed, open } = scratch;
+        let (hm, cm) = (HOUSES - 1, CELLS - 1);
         loop {
+            if few(failed) {
+                return Ended::Few(failed);
+            }
             // Naked singles, each placed at once: an open cell's digits not
             // held in its houses.
             let (mut unfilled, mut empty, mut progress) = (zero, zero, zero);
@@ -163,7 +250,7 @@ impl Completion {
             failed = failed | empty;
             let unfilled = !unfilled.eq_mask(zero);
             if unfilled.and_not(failed).is_zero() {
-                return !failed;
+                return Ended::Done(!failed);
             }
             // Hidden singles: a digit missing from a house with one open place.
             for (once, twice) in once.iter_mut().zip(twice.iter_mut()).take(self.houses) {
@@ -206,7 +293,7 @@ impl Completion {
             // Lanes that neither fail nor move on are stuck.
             failed = failed | unfilled & progress.eq_mask(zero);
             if unfilled.and_not(failed).is_zero() {
-                return !failed & !unfilled;
+                return Ended::Done(!failed & !unfilled);
             }
         }
     }
@@ -251,10 +338,11 @@ mod tests {
         for round in 0..400 {
             // Lane l: the solution with l % 8 cells redrawn at random, or
             // (odd rounds) every cell of l % 4 houses; every cell in every
-            // tenth round.
+            // tenth round, and in the first 20 lanes of another, so the
+            // others go on in half the lanes.
             let choices: Vec<Vec<u8>> = (0..CHAINS_PER_GROUP)
                 .map(|l| {
-                    let redrawn: Vec<usize> = if round % 10 == 9 {
+                    let redrawn: Vec<usize> = if round % 10 == 9 || round % 10 == 7 && l < 20 {
                         (0..table.len()).collect()
                     } else if round % 2 == 1 {
                         let houses: Vec<usize> = (0..l % 4).map(|_| (random.next_u64() % 27) as usize).collect();

@@ -25,20 +25,25 @@ pub const LANES: usize = 32;
 pub const QUARTER: usize = LANES / 4;
 
 /// Each lane's number; masks are −1 (all bits) where true and 0 where false.
+/// `N` lanes: a group's chains, or (in completion's last passes) the
+/// `HALF` of them still open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(C, align(64))]
-pub struct Lanes(pub [i16; LANES]);
+pub struct Lanes<const N: usize = LANES>(pub [i16; N]);
 
-impl Lanes {
+/// Half a group's lanes: one AVX2 register.
+pub const HALF: usize = LANES / 2;
+
+impl<const N: usize> Lanes<N> {
     #[inline(always)]
-    pub fn splat(v: i16) -> Lanes {
-        Lanes([v; LANES])
+    pub fn splat(v: i16) -> Lanes<N> {
+        Lanes([v; N])
     }
 
     #[inline(always)]
-    fn zip(self, other: Lanes, f: impl Fn(i16, i16) -> i16) -> Lanes {
+    fn zip(self, other: Lanes<N>, f: impl Fn(i16, i16) -> i16) -> Lanes<N> {
         // A loop rather than `array::from_fn`, which is not always inlined.
-        let mut out = [0; LANES];
+        let mut out = [0; N];
         for ((out, &a), &b) in out.iter_mut().zip(&self.0).zip(&other.0) {
             *out = f(a, b);
         }
@@ -46,20 +51,58 @@ impl Lanes {
     }
 
     #[inline(always)]
-    pub fn min(self, other: Lanes) -> Lanes {
+    pub fn min(self, other: Lanes<N>) -> Lanes<N> {
         self.zip(other, i16::min)
     }
 
     #[inline(always)]
-    pub fn eq_mask(self, other: Lanes) -> Lanes {
+    pub fn eq_mask(self, other: Lanes<N>) -> Lanes<N> {
         self.zip(other, |a, b| -((a == b) as i16))
     }
 
     #[inline(always)]
-    pub fn gt_mask(self, other: Lanes) -> Lanes {
+    pub fn gt_mask(self, other: Lanes<N>) -> Lanes<N> {
         self.zip(other, |a, b| -((a > b) as i16))
     }
 
+    /// `if_set`'s lane where this mask's is set (all ones), `if_clear`'s elsewhere.
+    #[inline(always)]
+    pub fn select(self, if_set: Lanes<N>, if_clear: Lanes<N>) -> Lanes<N> {
+        let mut out = [0; N];
+        for (((out, &m), &a), &b) in out.iter_mut().zip(&self.0).zip(&if_set.0).zip(&if_clear.0) {
+            *out = if m < 0 { a } else { b };
+        }
+        Lanes(out)
+    }
+
+    #[inline(always)]
+    pub fn mul(self, other: Lanes<N>) -> Lanes<N> {
+        self.zip(other, i16::wrapping_mul)
+    }
+
+    #[inline(always)]
+    pub fn double(self) -> Lanes<N> {
+        self + self
+    }
+
+    /// This lane's bits that `other`'s lane does not have.
+    #[inline(always)]
+    pub fn and_not(self, other: Lanes<N>) -> Lanes<N> {
+        self.zip(other, |a, b| a & !b)
+    }
+
+    /// Whether every lane is 0.
+    #[inline(always)]
+    pub fn is_zero(self) -> bool {
+        let mut any = 0;
+        for &x in &self.0 {
+            any |= x;
+        }
+        any == 0
+    }
+}
+
+impl Lanes {
     /// The high half of the product of the lanes read as unsigned.
     #[inline(always)]
     pub fn mul_high_unsigned(self, other: Lanes) -> Lanes {
@@ -87,54 +130,18 @@ impl Lanes {
         Lanes(bytemuck::cast(out))
     }
 
-    /// `if_set`'s lane where this mask's is set (all ones), `if_clear`'s elsewhere.
-    #[inline(always)]
-    pub fn select(self, if_set: Lanes, if_clear: Lanes) -> Lanes {
-        let mut out = [0; LANES];
-        for (((out, &m), &a), &b) in out.iter_mut().zip(&self.0).zip(&if_set.0).zip(&if_clear.0) {
-            *out = if m < 0 { a } else { b };
-        }
-        Lanes(out)
-    }
-
     /// Each lane's number from the same place in quarter `from[q]`, q its
     /// own quarter.
     #[inline(always)]
     pub fn quarters_from(self, from: [usize; 4]) -> Lanes {
         Lanes(std::array::from_fn(|l| self.0[from[l / QUARTER] * QUARTER + l % QUARTER]))
     }
-
-    #[inline(always)]
-    pub fn mul(self, other: Lanes) -> Lanes {
-        self.zip(other, i16::wrapping_mul)
-    }
-
-    #[inline(always)]
-    pub fn double(self) -> Lanes {
-        self + self
-    }
-
-    /// This lane's bits that `other`'s lane does not have.
-    #[inline(always)]
-    pub fn and_not(self, other: Lanes) -> Lanes {
-        self.zip(other, |a, b| a & !b)
-    }
-
-    /// Whether every lane is 0.
-    #[inline(always)]
-    pub fn is_zero(self) -> bool {
-        let mut any = 0;
-        for &x in &self.0 {
-            any |= x;
-        }
-        any == 0
-    }
 }
 
-impl Not for Lanes {
-    type Output = Lanes;
+impl<const N: usize> Not for Lanes<N> {
+    type Output = Lanes<N>;
     #[inline(always)]
-    fn not(self) -> Lanes {
+    fn not(self) -> Lanes<N> {
         self.zip(self, |a, _| !a)
     }
 }
@@ -150,48 +157,48 @@ pub struct Constraint {
     pub weight: Lanes,
 }
 
-impl Add for Lanes {
-    type Output = Lanes;
+impl<const N: usize> Add for Lanes<N> {
+    type Output = Lanes<N>;
     #[inline(always)]
-    fn add(self, other: Lanes) -> Lanes {
+    fn add(self, other: Lanes<N>) -> Lanes<N> {
         self.zip(other, i16::wrapping_add)
     }
 }
 
-impl Sub for Lanes {
-    type Output = Lanes;
+impl<const N: usize> Sub for Lanes<N> {
+    type Output = Lanes<N>;
     #[inline(always)]
-    fn sub(self, other: Lanes) -> Lanes {
+    fn sub(self, other: Lanes<N>) -> Lanes<N> {
         self.zip(other, i16::wrapping_sub)
     }
 }
 
-impl BitAnd for Lanes {
-    type Output = Lanes;
+impl<const N: usize> BitAnd for Lanes<N> {
+    type Output = Lanes<N>;
     #[inline(always)]
-    fn bitand(self, other: Lanes) -> Lanes {
+    fn bitand(self, other: Lanes<N>) -> Lanes<N> {
         self.zip(other, |a, b| a & b)
     }
 }
 
-impl BitOr for Lanes {
-    type Output = Lanes;
+impl<const N: usize> BitOr for Lanes<N> {
+    type Output = Lanes<N>;
     #[inline(always)]
-    fn bitor(self, other: Lanes) -> Lanes {
+    fn bitor(self, other: Lanes<N>) -> Lanes<N> {
         self.zip(other, |a, b| a | b)
     }
 }
 
-impl AddAssign for Lanes {
+impl<const N: usize> AddAssign for Lanes<N> {
     #[inline(always)]
-    fn add_assign(&mut self, other: Lanes) {
+    fn add_assign(&mut self, other: Lanes<N>) {
         *self = *self + other;
     }
 }
 
-impl SubAssign for Lanes {
+impl<const N: usize> SubAssign for Lanes<N> {
     #[inline(always)]
-    fn sub_assign(&mut self, other: Lanes) {
+    fn sub_assign(&mut self, other: Lanes<N>) {
         *self = *self - other;
     }
 }
