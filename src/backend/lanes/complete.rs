@@ -167,6 +167,7 @@ impl Completion {
         // Most lanes fail in the first passes, while a lane that fills takes
         // 4 to 19 (hot chains on the hardest class): once at most `HALF` are
         // open, they go on in one register, each pass at about half the cost.
+        // At most `HALF` of them (`few_open`).
         let mut open_lanes = [0; HALF];
         let mut count = 0;
         for (lane, &failed) in failed.0.iter().enumerate() {
