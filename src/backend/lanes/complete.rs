@@ -127,7 +127,7 @@ impl Completion {
         let (zero, one) = (Lanes::splat(0), Lanes::splat(1));
         let mask = constraints.len() - 1;
         let constraints = &constraints[..=mask];
-        let CompletionScratch { broken, wide, narrow } = scratch;
+        let CompletionScratch { broken, wide, .. } = scratch;
         let Passes { held, placed, .. } = wide;
         let (hm, cm) = (HOUSES - 1, CELLS - 1);
         broken[..self.houses].fill(zero);
@@ -164,10 +164,23 @@ impl Completion {
             Ended::Done(filled) => return filled,
             Ended::Few(failed) => failed,
         };
-        // Most lanes fail in the first passes, while a lane that fills takes
-        // 4 to 19 (hot chains on the hardest class): once at most `HALF` are
-        // open, they go on in one register, each pass at about half the cost.
-        // At most `HALF` of them (`few_open`).
+        self.finish_in_half(cell_houses, scratch, failed)
+    }
+
+    /// The passes of the lanes `failed` leaves open, at most `HALF`, in
+    /// `HALF` lanes: the lanes they fill, and those lanes' digits copied
+    /// back to `placed`. Most lanes fail in the first passes, while a lane
+    /// that fills takes 4 to 19 (hot chains on the hardest class): in one
+    /// register each pass costs about half as much.
+    #[inline(always)]
+    fn finish_in_half<const W: usize>(
+        &self,
+        cell_houses: &[[u16; W]],
+        scratch: &mut CompletionScratch,
+        failed: Lanes,
+    ) -> Lanes {
+        let CompletionScratch { wide, narrow, .. } = scratch;
+        let zero = Lanes::splat(0);
         let mut open_lanes = [0; HALF];
         let mut count = 0;
         for (lane, &failed) in failed.0.iter().enumerate() {
