@@ -85,33 +85,33 @@ pub fn check_clues(grid: &Grid) -> Result<(), PuzzleError> {
 /// Reduces a puzzle. Fails when two clues conflict (as [`check_clues`]
 /// says) or when reduction proves there is no solution.
 pub fn reduce(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
-    reduce_with_patience(grid, mode, PROBES_WITHOUT_REMOVAL)
+    reduce_probing(grid, mode, FULL_PROBING)
 }
 
 /// The reduction a puzzle has before its anneal starts: [`reduce`], but
-/// under [`Reduce::Probe`] a pass gives up after 8 candidates in a row
-/// held (64 in full): probing in full waits until the anneal has had a
-/// first go.
+/// under [`Reduce::Probe`] probing is brief (a pass gives up after 8
+/// candidates in a row held, 64 in full): probing in full waits until the
+/// anneal has had a first go.
 pub fn reduce_before_annealing(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
-    reduce_with_patience(grid, mode, BRIEF_PROBES_WITHOUT_REMOVAL)
+    reduce_probing(grid, mode, BRIEF_PROBING)
 }
 
-/// [`reduce`], probing giving up a pass after `patience` candidates in a row held.
-fn reduce_with_patience(grid: &Grid, mode: Reduce, patience: usize) -> Result<Candidates, PuzzleError> {
+/// [`reduce`], probing as `probing` says.
+fn reduce_probing(grid: &Grid, mode: Reduce, probing: Probing) -> Result<Candidates, PuzzleError> {
     let geometry = grid.geometry();
     // The fast path gives up on any contradiction, clues that conflict
     // included: the general one then finds it and says where.
     if let (Reduce::Propagate | Reduce::Probe, Some(sets)) = (mode, &geometry.cell_sets) {
-        if let Some(candidates) = reduce_on_boards(grid, sets, mode, patience) {
+        if let Some(candidates) = reduce_on_boards(grid, sets, mode, probing) {
             return Ok(candidates);
         }
     }
-    reduce_by_units(grid, mode, patience)
+    reduce_by_units(grid, mode, probing)
 }
 
 /// [`reduce`] on the lists of each unit's cells, for any board; where it
 /// fails, it says where.
-fn reduce_by_units(grid: &Grid, mode: Reduce, patience: usize) -> Result<Candidates, PuzzleError> {
+fn reduce_by_units(grid: &Grid, mode: Reduce, probing: Probing) -> Result<Candidates, PuzzleError> {
     let geometry = grid.geometry();
     check_clues(grid)?;
     let mut candidates = Candidates { fixed: grid.clone(), masks: vec![0; geometry.cells] };
@@ -138,7 +138,7 @@ fn reduce_by_units(grid: &Grid, mode: Reduce, patience: usize) -> Result<Candida
         propagate(&mut candidates)?;
     }
     if mode == Reduce::Probe {
-        probe(&mut candidates, patience)?;
+        probe(&mut candidates, probing)?;
     }
     if candidates.fixed.is_complete() {
         candidates.masks = Vec::new();
@@ -148,17 +148,31 @@ fn reduce_by_units(grid: &Grid, mode: Reduce, patience: usize) -> Result<Candida
 
 const MAX_DIGITS: usize = CellSets::MAX_DIGITS;
 
-/// Probing gives up a pass after this many candidates in a row held: on
+/// How a pass of probing goes through the candidates, and when it gives up.
+#[derive(Debug, Clone, Copy)]
+struct Probing {
+    /// A pass gives up after this many candidates in a row held.
+    patience: usize,
+    /// Cells with fewer candidates first (the cells of each count digit by
+    /// digit), else every cell at once, digit by digit; cells in order.
+    fewest_first: bool,
+}
+
+/// Probing in full gives up a pass after 64 candidates in a row held: on
 /// 17-clue and magictour puzzles the first refuted candidate comes within
 /// the first 8 and 17 tried (90 % of puzzles), on the hardest class there is
-/// rarely any; this cuts probing's cost there by half (BENCHMARKS.md).
-const PROBES_WITHOUT_REMOVAL: usize = 64;
+/// rarely any; this cuts probing's cost there by half. Fewest candidates
+/// first: a refutation, or a placement that fills the grid, comes sooner
+/// (magictour: 22 % fewer trials; BENCHMARKS.md).
+const FULL_PROBING: Probing = Probing { patience: 64, fewest_first: true };
 
-/// The same before the anneal, where a puzzle the anneal finds easy should
-/// pay little for probing: on 17-clue puzzles the first refuted candidate
-/// comes within the first 8 tried (90 % of puzzles); a trial costs some
-/// 3,000 instructions (BENCHMARKS.md).
-const BRIEF_PROBES_WITHOUT_REMOVAL: usize = 8;
+/// Before the anneal, where a puzzle the anneal finds easy should pay little
+/// for probing, a pass gives up after 8: on 17-clue puzzles the first
+/// refuted candidate comes within the first 8 tried (90 % of puzzles); a
+/// trial costs some 3,000 instructions. Digit by digit: on an easy
+/// collection (serg) these 8 decide 316 of 5,000 puzzles so, 74 fewest
+/// first (BENCHMARKS.md).
+const BRIEF_PROBING: Probing = Probing { patience: 8, fewest_first: false };
 
 /// A board as bit sets of cells (bit `c`: cell `c`), for boards of at most
 /// 128 cells.
@@ -275,43 +289,65 @@ impl Boards<'_> {
     /// One pass of failed-literal probing: removes each candidate whose
     /// placement leads singles to a contradiction, and applies singles at
     /// once (they may fill the grid, and later trials start from less),
-    /// giving up after `patience` in a row held, or takes a placement after
-    /// which singles fill the grid. Whether it changed any; `None` on a
-    /// contradiction.
-    fn probe(&mut self, patience: usize) -> Option<bool> {
+    /// in `probing`'s order, giving up after `probing.patience` in a row
+    /// held, or takes a placement after which singles fill the grid. Whether
+    /// it changed any; `None` on a contradiction.
+    fn probe(&mut self, probing: Probing) -> Option<bool> {
         let (mut removed, mut held) = (false, 0);
-        for digit in 0..self.n {
-            let mut cells = self.may[digit] & self.free;
-            while cells != 0 {
-                let cell = cells.trailing_zeros();
-                cells &= cells - 1;
-                // Singles after a removal may have settled it.
-                if (self.may[digit] & self.free) >> cell & 1 == 0 {
-                    continue;
-                }
-                let mut trial = self.clone();
-                if trial.place(1 << cell, digit) && trial.singles_until_done().is_some() {
-                    if trial.free == 0 {
-                        *self = trial;
+        let classes = match probing.fewest_first {
+            true => self.cells_by_candidates(),
+            false => std::array::from_fn(|k| if k == 0 { self.free } else { 0 }),
+        };
+        for class in classes.into_iter().filter(|&class| class != 0) {
+            for digit in 0..self.n {
+                let mut cells = self.may[digit] & self.free & class;
+                while cells != 0 {
+                    let cell = cells.trailing_zeros();
+                    cells &= cells - 1;
+                    // Singles after a removal may have settled it.
+                    if (self.may[digit] & self.free) >> cell & 1 == 0 {
+                        continue;
+                    }
+                    let mut trial = self.clone();
+                    if trial.place(1 << cell, digit) && trial.singles_until_done().is_some() {
+                        if trial.free == 0 {
+                            *self = trial;
+                            return Some(true);
+                        }
+                        held += 1;
+                        if held == probing.patience {
+                            return Some(removed);
+                        }
+                        continue;
+                    }
+                    held = 0;
+                    self.may[digit] &= !(1 << cell);
+                    self.unsettled[digit] |= self.sets.units_of[cell as usize & 127];
+                    removed = true;
+                    self.singles_until_done()?;
+                    if self.free == 0 {
                         return Some(true);
                     }
-                    held += 1;
-                    if held == patience {
-                        return Some(removed);
-                    }
-                    continue;
-                }
-                held = 0;
-                self.may[digit] &= !(1 << cell);
-                self.unsettled[digit] |= self.sets.units_of[cell as usize & 127];
-                removed = true;
-                self.singles_until_done()?;
-                if self.free == 0 {
-                    return Some(true);
                 }
             }
         }
         Some(removed)
+    }
+
+    /// The free cells by their count of candidates: those with k + 1 at k.
+    fn cells_by_candidates(&self) -> [u128; MAX_DIGITS] {
+        // Each cell's count, bit-sliced: bit i of it in `count[i]` (at most 11).
+        let mut count = [0u128; 4];
+        for may in &self.may[..self.n] {
+            let mut carry = may & self.free;
+            for bit in &mut count {
+                (*bit, carry) = (*bit ^ carry, *bit & carry);
+            }
+        }
+        std::array::from_fn(|k| {
+            let ones = k + 1;
+            (0..4).fold(self.free, |cells, i| cells & if ones >> i & 1 == 1 { count[i] } else { !count[i] })
+        })
     }
 
     /// Singles until none applies or every cell is filled; `None` on a
@@ -328,7 +364,7 @@ impl Boards<'_> {
 /// probing tries candidates in the same order), several times faster on
 /// easy collections (BENCHMARKS.md).
 /// `None` on a contradiction, clues that conflict included.
-fn reduce_on_boards(grid: &Grid, sets: &CellSets, mode: Reduce, patience: usize) -> Option<Candidates> {
+fn reduce_on_boards(grid: &Grid, sets: &CellSets, mode: Reduce, probing: Probing) -> Option<Candidates> {
     let n = grid.shape.n;
     let by_digit = CellSets::cells_by_digit(&grid.cells, n);
     let mut boards = Boards {
@@ -348,7 +384,7 @@ fn reduce_on_boards(grid: &Grid, sets: &CellSets, mode: Reduce, patience: usize)
     }
     boards.singles_until_done()?;
     // Each pass applies singles after every removal: none are left after it.
-    while mode == Reduce::Probe && boards.free != 0 && boards.probe(patience)? {}
+    while mode == Reduce::Probe && boards.free != 0 && boards.probe(probing)? {}
     let mut masks = match boards.free {
         0 => Vec::new(),
         _ => vec![0; grid.cells.len()],
@@ -451,22 +487,27 @@ fn propagate(candidates: &mut Candidates) -> Result<(), PuzzleError> {
 
 /// Failed-literal probing: passes of [`probe_pass`] (which propagates
 /// after each removal) until one removes nothing.
-fn probe(candidates: &mut Candidates, patience: usize) -> Result<(), PuzzleError> {
+fn probe(candidates: &mut Candidates, probing: Probing) -> Result<(), PuzzleError> {
     let geometry = candidates.fixed.geometry();
-    while probe_pass(candidates, geometry, patience)? {}
+    while probe_pass(candidates, geometry, probing)? {}
     Ok(())
 }
 
 /// One pass of [`probe`]: removes each candidate whose placement leads
 /// [`propagate`] to a contradiction, and propagates at once, giving up
-/// after `patience` in a row held, or ends with a placement that fills the
-/// grid; in the fast path's order (digit by digit, cells in order), so that
-/// it gives up where that does. Whether it changed any.
-fn probe_pass(candidates: &mut Candidates, geometry: &Geometry, patience: usize) -> Result<bool, PuzzleError> {
+/// after `probing.patience` in a row held, or ends with a placement that
+/// fills the grid; in the fast path's order, so that it gives up where that
+/// does. Whether it changed any.
+fn probe_pass(candidates: &mut Candidates, geometry: &Geometry, probing: Probing) -> Result<bool, PuzzleError> {
     let (mut removed, mut held) = (false, 0);
-    for digit in 0..geometry.n {
-        for cell in 0..geometry.cells {
-            if !candidates.is_possible(cell, digit) {
+    // Each cell's class: its count of candidates as the pass starts, or one class for all.
+    let (class_of, classes): (Vec<u32>, _) = match probing.fewest_first {
+        true => (candidates.masks.iter().map(|mask| mask.count_ones()).collect(), 1..=geometry.n as u32),
+        false => (vec![1; geometry.cells], 1..=1),
+    };
+    for (count, digit) in classes.flat_map(|count| (0..geometry.n).map(move |digit| (count, digit))) {
+        for (cell, &class) in class_of.iter().enumerate() {
+            if class != count || !candidates.is_possible(cell, digit) {
                 continue;
             }
             let mut trial = candidates.clone();
@@ -476,7 +517,7 @@ fn probe_pass(candidates: &mut Candidates, geometry: &Geometry, patience: usize)
                     return Ok(true);
                 }
                 held += 1;
-                if held == patience {
+                if held == probing.patience {
                     return Ok(removed);
                 }
                 continue;
@@ -581,10 +622,9 @@ mod tests {
             let (n, variant) = SHAPES[shape];
             let (grid, solved) = puzzle(Shape { n, variant }, seed, keep, wrong);
             let sets = grid.geometry().cell_sets.as_ref().expect("at most 128 cells");
-            let briefly = (Reduce::Probe, BRIEF_PROBES_WITHOUT_REMOVAL);
-            for (mode, patience) in [(Reduce::Propagate, 0), (Reduce::Probe, PROBES_WITHOUT_REMOVAL), briefly] {
-                let fast = reduce_on_boards(&grid, sets, mode, patience);
-                let general = reduce_by_units(&grid, mode, patience);
+            for (mode, probing) in [(Reduce::Propagate, FULL_PROBING), (Reduce::Probe, FULL_PROBING), (Reduce::Probe, BRIEF_PROBING)] {
+                let fast = reduce_on_boards(&grid, sets, mode, probing);
+                let general = reduce_by_units(&grid, mode, probing);
                 // Sound: the grid the puzzle came from stays possible, unless
                 // probing ended with another solution.
                 if wrong.is_none() {
@@ -594,9 +634,9 @@ mod tests {
                     prop_assert!(complete || (0..grid.cells.len()).all(|c| match reduced.fixed.cells[c] {
                         0 => reduced.is_possible(c, solved.cells[c] as usize - 1),
                         digit => digit == solved.cells[c],
-                    }), "{:?} ({}) removed a digit of {}", mode, patience, solved);
+                    }), "{:?} ({:?}) removed a digit of {}", mode, probing, solved);
                 }
-                prop_assert_eq!(fast, general.ok(), "{:?} ({})", mode, patience);
+                prop_assert_eq!(fast, general.ok(), "{:?} ({:?})", mode, probing);
             }
         }
     }
