@@ -163,15 +163,15 @@ struct Probing {
 /// the first 8 and 17 tried (90 % of puzzles), on the hardest class there is
 /// rarely any; this cuts probing's cost there by half. Fewest candidates
 /// first: a refutation, or a placement that fills the grid, comes sooner
-/// (magictour: 22 % fewer trials; BENCHMARKS.md).
+/// (magictour: 18 % fewer trials, 0.91 of the time; BENCHMARKS.md).
 const FULL_PROBING: Probing = Probing { patience: 64, fewest_first: true };
 
 /// Before the anneal, where a puzzle the anneal finds easy should pay little
 /// for probing, a pass gives up after 8: on 17-clue puzzles the first
 /// refuted candidate comes within the first 8 tried (90 % of puzzles); a
-/// trial costs some 3,000 instructions. Digit by digit: on an easy
-/// collection (serg) these 8 decide 316 of 5,000 puzzles so, 74 fewest
-/// first (BENCHMARKS.md).
+/// trial costs some 3,000 instructions. Digit by digit: so a brief pass
+/// decides 316 of an easy collection's first 5,000 puzzles (serg), fewest
+/// first 74 (BENCHMARKS.md).
 const BRIEF_PROBING: Probing = Probing { patience: 8, fewest_first: false };
 
 /// A board as bit sets of cells (bit `c`: cell `c`), for boards of at most
