@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{json, Value};
+use sudoku_anneal::dynamics::COMPLETION_HEAT;
 use tokio::runtime::Runtime;
 
 use crate::serve::{Server, ENDLESS};
@@ -209,8 +210,8 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
 
     // The page opens on the tempering preset, whose every frame gives its
     // 8 rungs from 0.5 to 1.2; "as solve runs it" is the backend's one
-    // temperature (cell moves on 9×9 boards), twice as hot once grids are
-    // completed (after the 10th sweep).
+    // temperature (cell moves on 9×9 boards), `COMPLETION_HEAT` times as
+    // hot once grids are completed (after the 10th sweep).
     let ladder = "const t = panels[0].temperatures; return [t.length, t[0], Math.round(t.at(-1) * 1e6) / 1e6]";
     assert_eq!(browser.script(ladder), json!([8, 0.5, 1.2]));
     browser
@@ -220,7 +221,7 @@ fn the_page_solves_a_pasted_puzzle_says_what_is_wrong_and_stops() {
     let rungs =
         browser.until("return panels.length === 1 && panels[0].record && panels[0].temperatures", "solve's run");
     let sweeps = browser.script("return panels[0].record.sweeps").as_u64().unwrap();
-    assert_eq!(rungs, json!([if sweeps > 10 { 2.4 } else { 1.2 }]), "after {sweeps} sweeps");
+    assert_eq!(rungs, json!([if sweeps > 10 { 1.2 * COMPLETION_HEAT } else { 1.2 }]), "after {sweeps} sweeps");
     browser.script(
         "const p = document.getElementById('preset'); p.value = 'ladder'; p.dispatchEvent(new Event('change'))",
     );

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures_util::stream::{self, Stream, StreamExt};
+use sudoku_anneal::dynamics::COMPLETION_HEAT;
 use tokio::runtime::Runtime;
 
 use crate::util::{dense_energy, exact_solve, grid, INKALA};
@@ -160,8 +161,9 @@ fn a_puzzle_streams_frames_then_its_verified_record() {
                 assert_eq!(best.len(), 81);
                 assert!(frame["best_energy"].as_i64().unwrap() >= 0);
                 // cpu's cell defaults: 32 chains at one temperature, named,
-                // twice as hot once grids are completed (after the 10th sweep).
-                let t = if frame["sweeps"].as_u64().unwrap() > 10 { 2.4 } else { 1.2 };
+                // COMPLETION_HEAT times as hot once grids are completed (after
+                // the 10th sweep).
+                let t = if frame["sweeps"].as_u64().unwrap() > 10 { 1.2 * COMPLETION_HEAT } else { 1.2 };
                 assert_eq!((&frame["temperatures"], &frame["backend"]), (&serde_json::json!([t]), &"cpu".into()));
                 last = frame;
             }

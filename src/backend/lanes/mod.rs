@@ -304,7 +304,7 @@ mod tests {
     use crate::tempering::Ladder;
 
     /// With grids completed on a one-rung ladder, the sweeps after the
-    /// first ones run at twice the temperature, in a call across the first
+    /// first ones run hotter (`COMPLETION_HEAT`), in a call across the first
     /// hot sweep too: the backend's chains are those of a group swept cold,
     /// then hot, by hand; on a ladder of two rungs they stay at their
     /// rungs' temperatures.
