@@ -294,6 +294,8 @@ impl Boards<'_> {
     /// it changed any; `None` on a contradiction.
     fn probe(&mut self, probing: Probing) -> Option<bool> {
         let (mut removed, mut held) = (false, 0);
+        // The cells in the order their classes are tried, each class digit
+        // by digit: by count of candidates, or every free cell in one class.
         let classes = match probing.fewest_first {
             true => self.cells_by_candidates(),
             false => std::array::from_fn(|k| if k == 0 { self.free } else { 0 }),
