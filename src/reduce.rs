@@ -502,37 +502,44 @@ fn probe(candidates: &mut Candidates, probing: Probing) -> Result<(), PuzzleErro
 /// does. Whether it changed any.
 fn probe_pass(candidates: &mut Candidates, geometry: &Geometry, probing: Probing) -> Result<bool, PuzzleError> {
     let (mut removed, mut held) = (false, 0);
-    // Each cell's class: its count of candidates as the pass starts, or one class for all.
-    let (class_of, classes): (Vec<u32>, _) = match probing.fewest_first {
-        true => (candidates.masks.iter().map(|mask| mask.count_ones()).collect(), 1..=geometry.n as u32),
-        false => (vec![1; geometry.cells], 1..=1),
-    };
-    for (count, digit) in classes.flat_map(|count| (0..geometry.n).map(move |digit| (count, digit))) {
-        for (cell, &class) in class_of.iter().enumerate() {
-            if class != count || !candidates.is_possible(cell, digit) {
-                continue;
-            }
-            let mut trial = candidates.clone();
-            if place(&mut trial, geometry, cell, digit, &mut Vec::new()).and_then(|()| propagate(&mut trial)).is_ok() {
-                if trial.fixed.is_complete() {
-                    *candidates = trial;
+    // The free cells in classes, each tried digit by digit: by their count of
+    // candidates as the pass starts, fewest first, or all in one class;
+    // cells in order within a class.
+    let class_of = |mask: u32| if probing.fewest_first { mask.count_ones() } else { 0 };
+    let mut cells: Vec<(u32, usize)> =
+        (0..geometry.cells).filter(|&c| candidates.masks[c] != 0).map(|c| (class_of(candidates.masks[c]), c)).collect();
+    cells.sort_unstable();
+    for class in cells.chunk_by(|a, b| a.0 == b.0) {
+        for digit in 0..geometry.n {
+            for &(_, cell) in class {
+                if !candidates.is_possible(cell, digit) {
+                    continue;
+                }
+                let mut trial = candidates.clone();
+                if place(&mut trial, geometry, cell, digit, &mut Vec::new())
+                    .and_then(|()| propagate(&mut trial))
+                    .is_ok()
+                {
+                    if trial.fixed.is_complete() {
+                        *candidates = trial;
+                        return Ok(true);
+                    }
+                    held += 1;
+                    if held == probing.patience {
+                        return Ok(removed);
+                    }
+                    continue;
+                }
+                held = 0;
+                candidates.masks[cell] &= !(1 << digit);
+                removed = true;
+                if candidates.masks[cell] == 0 {
+                    return Err(no_candidate(&candidates.fixed, cell));
+                }
+                propagate(candidates)?;
+                if candidates.fixed.is_complete() {
                     return Ok(true);
                 }
-                held += 1;
-                if held == probing.patience {
-                    return Ok(removed);
-                }
-                continue;
-            }
-            held = 0;
-            candidates.masks[cell] &= !(1 << digit);
-            removed = true;
-            if candidates.masks[cell] == 0 {
-                return Err(no_candidate(&candidates.fixed, cell));
-            }
-            propagate(candidates)?;
-            if candidates.fixed.is_complete() {
-                return Ok(true);
             }
         }
     }
