@@ -64,11 +64,14 @@ pub struct Model {
 }
 
 impl Model {
-    /// The model the anneal runs for `puzzle` under `mode`: for
-    /// [`Reduce::Probe`] the briefly probed one, since probing in full waits
-    /// until the anneal has had a go (what `export` and the Python module write).
+    /// The model the anneal runs for `puzzle` under `mode` (what `export`
+    /// and the Python module write): for [`Reduce::Probe`] the briefly
+    /// probed one, since probing in full waits until the anneal has had a
+    /// go, unless many spins are free after singles (`reduce_before_annealing`).
+    /// Backends whose first round reaches the full probing, `gpu` and
+    /// `cpu-bits` at their defaults, anneal the one probed in full.
     pub fn of_puzzle(puzzle: &Grid, mode: Reduce) -> Result<Model, PuzzleError> {
-        Model::build(&reduce_before_annealing(puzzle, mode)?)
+        Model::build(&reduce_before_annealing(puzzle, mode, false)?.0)
     }
 
     /// Builds the model of a reduced puzzle. Fails when a constraint can

@@ -29,15 +29,16 @@ pub enum Reduce {
     /// 64 candidates in a row hold; a placement after which singles fill
     /// the grid ends it with that solution. Before the anneal, probing is
     /// brief (a pass gives up after 8 candidates in a row hold: it decides
-    /// most 17-clue puzzles); a puzzle the anneal has not solved in 10 sweeps
-    /// is probed in full (before the anneal where its first round reaches
-    /// them, as `gpu`'s 20 sweeps do, or where more than a quarter of the
-    /// spins are free, which the anneal seldom solves in 10 sweeps): that
-    /// solves most magictour puzzles outright (or
-    /// proves there is no solution), and where it does not decide a puzzle
-    /// the anneal goes on as it was, so puzzles the anneal finds easy pay
-    /// only for the brief probing (BENCHMARKS.md). `export` writes the model
-    /// annealed, the briefly probed one.
+    /// many 17-clue puzzles); a puzzle the anneal has not solved in 10 sweeps
+    /// is probed in full. Probing in full comes before the anneal, instead
+    /// of the brief probing, where its first round would reach it (as
+    /// `gpu`'s 20 sweeps do) or where more than a quarter of the spins are
+    /// free after singles (which the anneal seldom solves in 10 sweeps). It
+    /// solves most magictour puzzles outright (or proves there is no
+    /// solution), and where it does not decide a puzzle after 10 sweeps the
+    /// anneal goes on as it was, so puzzles the anneal finds easy pay only
+    /// for the brief probing (BENCHMARKS.md). `export` writes the model
+    /// annealed: briefly probed, or probed in full where many spins are free.
     #[default]
     Probe,
 }
@@ -85,33 +86,56 @@ pub fn check_clues(grid: &Grid) -> Result<(), PuzzleError> {
 /// Reduces a puzzle. Fails when two clues conflict (as [`check_clues`]
 /// says) or when reduction proves there is no solution.
 pub fn reduce(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
-    reduce_probing(grid, mode, FULL_PROBING)
+    reduce_probing(grid, mode, |_| FULL_PROBING).map(|(candidates, _)| candidates)
 }
 
-/// The reduction a puzzle has before its anneal starts: [`reduce`], but
-/// under [`Reduce::Probe`] probing is brief (a pass gives up after 8
-/// candidates in a row held, 64 in full): probing in full waits until the
-/// anneal has had a first go.
-pub fn reduce_before_annealing(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
-    reduce_probing(grid, mode, BRIEF_PROBING)
+/// The reduction a puzzle has before its anneal starts, and whether it
+/// was probed in full: [`reduce`], but under [`Reduce::Probe`] probing is
+/// brief (a pass gives up after 8 candidates in a row held, 64 in full),
+/// so that a puzzle the anneal finds easy pays little, unless `in_full`
+/// (the anneal's first round would reach the full probing) or more than a
+/// quarter of the spins are free after singles on a board of at most 128
+/// cells: the anneal seldom solves those in its first sweeps, and brief
+/// probing before probing in full cost magictour a fifth of its time
+/// (BENCHMARKS.md, session 58).
+pub fn reduce_before_annealing(grid: &Grid, mode: Reduce, in_full: bool) -> Result<(Candidates, bool), PuzzleError> {
+    reduce_probing(grid, mode, |free_spins| probing_before_annealing(grid.geometry(), free_spins, in_full))
 }
 
-/// [`reduce`], probing as `probing` says.
-fn reduce_probing(grid: &Grid, mode: Reduce, probing: Probing) -> Result<Candidates, PuzzleError> {
+/// The probing of [`reduce_before_annealing`], `free_spins` left by singles.
+fn probing_before_annealing(geometry: &Geometry, free_spins: usize, in_full: bool) -> Probing {
+    let many_free = geometry.cell_sets.is_some() && free_spins > geometry.n.pow(3) / 4;
+    match in_full || many_free {
+        true => FULL_PROBING,
+        false => BRIEF_PROBING,
+    }
+}
+
+/// [`reduce`], probing as `probing` says for the count of spins free
+/// after singles; and whether that was probing in full.
+fn reduce_probing(
+    grid: &Grid,
+    mode: Reduce,
+    probing: impl Fn(usize) -> Probing,
+) -> Result<(Candidates, bool), PuzzleError> {
     let geometry = grid.geometry();
     // The fast path gives up on any contradiction, clues that conflict
     // included: the general one then finds it and says where.
     if let (Reduce::Propagate | Reduce::Probe, Some(sets)) = (mode, &geometry.cell_sets) {
-        if let Some(candidates) = reduce_on_boards(grid, sets, mode, probing) {
-            return Ok(candidates);
+        if let Some(reduced) = reduce_on_boards(grid, sets, mode, &probing) {
+            return Ok(reduced);
         }
     }
-    reduce_by_units(grid, mode, probing)
+    reduce_by_units(grid, mode, &probing)
 }
 
 /// [`reduce`] on the lists of each unit's cells, for any board; where it
 /// fails, it says where.
-fn reduce_by_units(grid: &Grid, mode: Reduce, probing: Probing) -> Result<Candidates, PuzzleError> {
+fn reduce_by_units(
+    grid: &Grid,
+    mode: Reduce,
+    probing: impl Fn(usize) -> Probing,
+) -> Result<(Candidates, bool), PuzzleError> {
     let geometry = grid.geometry();
     check_clues(grid)?;
     let mut candidates = Candidates { fixed: grid.clone(), masks: vec![0; geometry.cells] };
@@ -137,19 +161,22 @@ fn reduce_by_units(grid: &Grid, mode: Reduce, probing: Probing) -> Result<Candid
     if matches!(mode, Reduce::Propagate | Reduce::Probe) {
         propagate(&mut candidates)?;
     }
-    if mode == Reduce::Probe {
+    let mut in_full = false;
+    if mode == Reduce::Probe && !candidates.fixed.is_complete() {
+        let probing = probing(candidates.masks.iter().map(|mask| mask.count_ones() as usize).sum());
+        in_full = probing == FULL_PROBING;
         probe(&mut candidates, probing)?;
     }
     if candidates.fixed.is_complete() {
         candidates.masks = Vec::new();
     }
-    Ok(candidates)
+    Ok((candidates, in_full))
 }
 
 const MAX_DIGITS: usize = CellSets::MAX_DIGITS;
 
 /// How a pass of probing goes through the candidates, and when it gives up.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Probing {
     /// A pass gives up after this many candidates in a row held.
     patience: usize,
@@ -390,7 +417,12 @@ impl Boards<'_> {
 /// a trial only candidates that would hold), several times faster on easy
 /// collections (BENCHMARKS.md).
 /// `None` on a contradiction, clues that conflict included.
-fn reduce_on_boards(grid: &Grid, sets: &CellSets, mode: Reduce, probing: Probing) -> Option<Candidates> {
+fn reduce_on_boards(
+    grid: &Grid,
+    sets: &CellSets,
+    mode: Reduce,
+    probing: impl Fn(usize) -> Probing,
+) -> Option<(Candidates, bool)> {
     let n = grid.shape.n;
     let by_digit = CellSets::cells_by_digit(&grid.cells, n);
     let mut boards = Boards {
@@ -409,8 +441,14 @@ fn reduce_on_boards(grid: &Grid, sets: &CellSets, mode: Reduce, probing: Probing
         boards.place(clues, digit).then_some(())?;
     }
     boards.singles_until_done()?;
-    // Each pass applies singles after every removal: none are left after it.
-    while mode == Reduce::Probe && boards.free != 0 && boards.probe(probing)? {}
+    let mut in_full = false;
+    if mode == Reduce::Probe && boards.free != 0 {
+        let free_spins = boards.may[..n].iter().map(|may| (may & boards.free).count_ones() as usize).sum();
+        let probing = probing(free_spins);
+        in_full = probing == FULL_PROBING;
+        // Each pass applies singles after every removal: none are left after it.
+        while boards.free != 0 && boards.probe(probing)? {}
+    }
     let mut masks = match boards.free {
         0 => Vec::new(),
         _ => vec![0; grid.cells.len()],
@@ -423,8 +461,7 @@ fn reduce_on_boards(grid: &Grid, sets: &CellSets, mode: Reduce, probing: Probing
         }
     }
     let fixed = Grid { shape: grid.shape, cells: boards.grid[..grid.cells.len()].to_vec() };
-    let candidates = Candidates { fixed, masks };
-    Some(candidates)
+    Some((Candidates { fixed, masks }, in_full))
 }
 
 fn no_candidate(grid: &Grid, cell: usize) -> PuzzleError {
@@ -654,22 +691,36 @@ mod tests {
         ) {
             let (n, variant) = SHAPES[shape];
             let (grid, solved) = puzzle(Shape { n, variant }, seed, keep, wrong);
-            let sets = grid.geometry().cell_sets.as_ref().expect("at most 128 cells");
-            for (mode, probing) in [(Reduce::Propagate, FULL_PROBING), (Reduce::Probe, FULL_PROBING), (Reduce::Probe, BRIEF_PROBING)] {
+            let geometry = grid.geometry();
+            let sets = geometry.cell_sets.as_ref().expect("at most 128 cells");
+            let cases = [
+                (Reduce::Propagate, "singles"),
+                (Reduce::Probe, "in full"),
+                (Reduce::Probe, "briefly"),
+                (Reduce::Probe, "before annealing"),
+            ];
+            for (mode, how) in cases {
+                // Before annealing: brief or in full by the spins free after
+                // singles, which both paths count.
+                let probing = |free_spins| match how {
+                    "briefly" => BRIEF_PROBING,
+                    "before annealing" => probing_before_annealing(geometry, free_spins, false),
+                    _ => FULL_PROBING,
+                };
                 let fast = reduce_on_boards(&grid, sets, mode, probing);
                 let general = reduce_by_units(&grid, mode, probing);
                 // Sound: the grid the puzzle came from stays possible, unless
                 // probing ended with another solution.
                 if wrong.is_none() {
-                    let reduced = general.as_ref().expect("a puzzle cut from a solved grid has a solution");
+                    let (reduced, _) = general.as_ref().expect("a puzzle cut from a solved grid has a solution");
                     let complete = reduced.fixed.is_complete();
                     prop_assert!(!complete || crate::decode::verify(&grid, &reduced.fixed).is_ok());
                     prop_assert!(complete || (0..grid.cells.len()).all(|c| match reduced.fixed.cells[c] {
                         0 => reduced.is_possible(c, solved.cells[c] as usize - 1),
                         digit => digit == solved.cells[c],
-                    }), "{:?} ({:?}) removed a digit of {}", mode, probing, solved);
+                    }), "{:?} ({}) removed a digit of {}", mode, how, solved);
                 }
-                prop_assert_eq!(fast, general.ok(), "{:?} ({:?})", mode, probing);
+                prop_assert_eq!(fast, general.ok(), "{:?} ({})", mode, how);
             }
         }
     }

@@ -418,7 +418,8 @@ fn consistent_clues_without_solution_are_invalid_under_propagation_and_unsolved_
 /// The default reduction probes briefly before the anneal, which decides
 /// a 17-clue puzzle singles leave (the anneal needs tens of sweeps), and in
 /// full a puzzle the anneal has not solved in its first 10 sweeps, or
-/// before them where more than a quarter of the spins are free:
+/// instead before them where more than a quarter of the spins are free
+/// after singles:
 /// magictour's first is then solved by reduction (the anneal alone needs
 /// hundreds of sweeps), and with one clue changed it is found to have no
 /// solution, where propagation alone leaves the anneal to search until its

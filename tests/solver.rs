@@ -211,12 +211,12 @@ fn observers_see_the_temperatures_the_chains_ran_at() {
 
 /// Probing in full waits for a puzzle's first 10 sweeps, or comes before
 /// the anneal where the first round would reach them (`gpu`'s rounds of
-/// 20) or where more than a quarter of the spins are free: a puzzle it
-/// decides then takes no slot.
+/// 20) or where more than a quarter of the spins are free after singles:
+/// a puzzle it decides then takes no slot.
 #[test]
 fn probing_in_full_comes_before_the_anneal_where_the_anneal_would_wait_for_it() {
     // Two of magictour that brief probing leaves and full probing solves:
-    // 177 free spins of 729, and 266.
+    // 177 spins of 729 free after singles, and 271.
     let few_free = ".1.....8....75.....39...6........8.6.9..2.4..6.1....9.......2....2149.381...3....";
     let many_free = "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........";
     for (puzzle, every, sweeps) in

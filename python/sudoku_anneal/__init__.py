@@ -109,8 +109,9 @@ def to_bqm(puzzle: str, reduce: str = "propagate", variant: str = "standard"):
     int from 1. Clues, and with ``reduce`` the spins they rule out, are folded
     into biases and offset: the energy is 0 exactly at a solution and above 0
     elsewhere. ``reduce`` is "none", "clues", "propagate" (the default) or
-    "probe" (``solve``'s default: the briefly probed model it anneals, which
-    may have no variables left; full probing waits for the anneal);
+    "probe" (``solve``'s default: the model it anneals, probed briefly, or in
+    full where over a quarter of the spins are free after singles; it may
+    have no variables left);
     ``variant`` "standard", "x" or "latin".
     """
     dimod = _dimod()

@@ -61,8 +61,8 @@ pub fn markdown(reports: &[Report]) -> String {
     if !by_reduction.is_empty() {
         table += &format!(
             "\nSolved by reduction, not by the anneal (singles, or probing: briefly before the anneal, in full \
-             once a puzzle's first sweeps did not solve it, or before them where the first round reaches them; \
-             `--reduce propagate` leaves them to the anneal): {}.\n",
+             once a puzzle's first sweeps did not solve it, or before them where the first round reaches them \
+             or many spins are free; `--reduce propagate` leaves them to the anneal): {}.\n",
             by_reduction.join("; ")
         );
     }

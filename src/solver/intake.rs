@@ -12,7 +12,7 @@ use crate::grid::Grid;
 use crate::model::Model;
 use crate::outcome::{Outcome, Status};
 use crate::puzzle::{Entry, Input, Next};
-use crate::reduce::{reduce, reduce_before_annealing, Candidates, Reduce};
+use crate::reduce::{reduce_before_annealing, Candidates};
 use crate::settings::Settings;
 
 /// Outcomes waiting for their turn in input order. A ring rather than a
@@ -62,11 +62,11 @@ impl Pending {
     }
 }
 
-/// Under [`Reduce::Probe`], the sweeps a puzzle anneals before it is
+/// Under [`Reduce::Probe`](crate::reduce::Reduce::Probe), the sweeps a puzzle anneals before it is
 /// probed in full: what puzzles the anneal finds easy (most of an easy
 /// collection) need, so they pay only for the brief probing before the
 /// anneal, while those only full probing solves pay for two rounds, where
-/// they are not probed first (`probes_before_annealing`; BENCHMARKS.md).
+/// they are not probed in full first (`reduce_before_annealing`; BENCHMARKS.md).
 /// Boards of more than 128 cells wait ten times longer: probing them on
 /// lists of cells rather than bit sets costs some ten times more a candidate.
 pub(super) fn probe_after_sweeps(puzzle: &Grid) -> u32 {
@@ -76,21 +76,16 @@ pub(super) fn probe_after_sweeps(puzzle: &Grid) -> u32 {
     }
 }
 
-/// Whether `puzzle`, `free_spins` left by brief probing, is probed in full
-/// before it anneals, so that a puzzle probing decides takes no slot:
-/// under [`Reduce::Probe`], where the first round would reach
-/// [`probe_after_sweeps`] (`gpu`'s rounds of 20 sweeps on 9×9 boards,
-/// `cpu-bits`' of 10), and on boards probed on bit sets where more than a
-/// quarter of the spins are free, which the anneal seldom solves in its
-/// first 10 sweeps. Probed after its first round instead, a magictour
-/// puzzle paid for ten sweeps of completion on `gpu` first; `cpu-bits`'
-/// anneal solved 1 of the 1,465 in its first round, `cpu-lanes`' 26 of
-/// those with more than a quarter free and none of 5,000 easy ones
-/// (BENCHMARKS.md, session 55).
-fn probes_before_annealing(puzzle: &Grid, settings: &Settings, free_spins: usize) -> bool {
-    let geometry = puzzle.geometry();
-    let many_free = geometry.cell_sets.is_some() && free_spins > geometry.n.pow(3) / 4;
-    settings.reduce == Reduce::Probe && (settings.exchange_every >= probe_after_sweeps(puzzle) || many_free)
+/// Whether `puzzle` is probed in full before it anneals whatever it is
+/// like, so that a puzzle probing decides takes no slot: where the first
+/// round would reach [`probe_after_sweeps`] (`gpu`'s rounds of 20 sweeps on
+/// 9×9 boards, `cpu-bits`' of 10). Probed after its first round instead, a
+/// magictour puzzle paid for ten sweeps of completion on `gpu` first, and
+/// `cpu-bits`' anneal solved 1 of the 1,465 in its first round
+/// (BENCHMARKS.md, session 55). `reduce_before_annealing` also probes in
+/// full the puzzles with many spins free after singles.
+fn first_round_reaches_probing(puzzle: &Grid, settings: &Settings) -> bool {
+    settings.exchange_every >= probe_after_sweeps(puzzle)
 }
 
 /// A puzzle read and built, on its way to a slot.
@@ -99,7 +94,7 @@ pub(super) struct Ready {
     pub entry: Entry,
     pub model: Model,
     pub prepare_time: Duration,
-    /// Whether it was probed in full already (`probes_before_annealing`).
+    /// Whether it was probed in full already (`reduce_before_annealing`).
     pub probed: bool,
 }
 
@@ -125,26 +120,20 @@ pub(super) fn reduced_or_decided(
     Ok(candidates)
 }
 
-/// Reduces and builds `puzzle`, and probes it in full where that comes
-/// first (`probes_before_annealing`), which decides it or not; the anneal
-/// runs the briefly probed model either way, as it does when probing comes
-/// later (`slots.rs`).
+/// Reduces and builds `puzzle`: probed briefly, or in full where that comes
+/// first (`reduce_before_annealing`), which decides it or not.
 fn prepare(puzzle: &Grid, settings: &Settings) -> Prepared {
-    let candidates = match reduced_or_decided(puzzle, reduce_before_annealing(puzzle, settings.reduce)) {
+    let in_full = first_round_reaches_probing(puzzle, settings);
+    let reduced = reduce_before_annealing(puzzle, settings.reduce, in_full);
+    let probed = reduced.as_ref().is_ok_and(|&(_, probed)| probed);
+    let candidates = match reduced_or_decided(puzzle, reduced.map(|(candidates, _)| candidates)) {
         Ok(candidates) => candidates,
         Err(status) => return Prepared::Decided(status),
     };
-    let model = match Model::build(&candidates) {
-        Ok(model) => model,
-        Err(reason) => return Prepared::Decided(Status::Invalid(reason)),
-    };
-    let probe_in_full = probes_before_annealing(puzzle, settings, model.len());
-    if probe_in_full {
-        if let Err(status) = reduced_or_decided(puzzle, reduce(puzzle, Reduce::Probe)) {
-            return Prepared::Decided(status);
-        }
+    match Model::build(&candidates) {
+        Ok(model) => Prepared::Anneal { model: Box::new(model), probed },
+        Err(reason) => Prepared::Decided(Status::Invalid(reason)),
     }
-    Prepared::Anneal { model: Box::new(model), probed: probe_in_full }
 }
 
 pub(super) struct Intake<I> {
