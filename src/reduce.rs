@@ -95,9 +95,10 @@ pub fn reduce(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
 /// so that a puzzle the anneal finds easy pays little, unless `in_full`
 /// (the anneal's first round would reach the full probing) or more than a
 /// quarter of the spins are free after singles on a board of at most 128
-/// cells: the anneal seldom solves those in its first sweeps, and brief
-/// probing before probing in full cost magictour a fifth of its time
-/// (BENCHMARKS.md, session 58).
+/// cells: the anneal seldom solves those in its first 10 sweeps (`cpu-lanes`
+/// solved 26 of magictour's 1,465 so, session 55), and brief probing before
+/// probing in full cost magictour a fifth of its time (BENCHMARKS.md,
+/// session 58).
 pub fn reduce_before_annealing(grid: &Grid, mode: Reduce, in_full: bool) -> Result<(Candidates, bool), PuzzleError> {
     reduce_probing(grid, mode, |free_spins| probing_before_annealing(grid.geometry(), free_spins, in_full))
 }

@@ -62,11 +62,12 @@ impl Pending {
     }
 }
 
-/// Under [`Reduce::Probe`](crate::reduce::Reduce::Probe), the sweeps a puzzle anneals before it is
-/// probed in full: what puzzles the anneal finds easy (most of an easy
-/// collection) need, so they pay only for the brief probing before the
-/// anneal, while those only full probing solves pay for two rounds, where
-/// they are not probed in full first (`reduce_before_annealing`; BENCHMARKS.md).
+/// Under [`Reduce::Probe`](crate::reduce::Reduce::Probe), the sweeps a
+/// puzzle anneals before it is probed in full: what puzzles the anneal
+/// finds easy (most of an easy collection) need, so they pay only for the
+/// brief probing before the anneal, while those only full probing solves
+/// pay for two rounds, where they are not probed in full first
+/// (`reduce_before_annealing`; BENCHMARKS.md).
 /// Boards of more than 128 cells wait ten times longer: probing them on
 /// lists of cells rather than bit sets costs some ten times more a candidate.
 pub(super) fn probe_after_sweeps(puzzle: &Grid) -> u32 {
