@@ -212,6 +212,30 @@ pub fn heat_bath_rows(ladder: &Ladder, len: usize) -> Vec<u32> {
     rows
 }
 
+/// The heat-bath rows of `ladder`, then of `heated` where the chains heat,
+/// each long enough for the hottest rung and at most `spread` (what
+/// [`heat_bath_len`] says), and that length. The table a thread made last
+/// is kept and served again for the same ladders and spread: a
+/// collection's puzzles share them, and their exponentials took 4 % of an
+/// easy collection's time (BENCHMARKS.md, session 58).
+pub fn heat_bath_table(ladder: &Ladder, heated: Option<&Ladder>, spread: usize) -> (Vec<u32>, usize) {
+    type Made = ((Vec<f64>, Option<Vec<f64>>, usize), (Vec<u32>, usize));
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<Made>> = const { std::cell::RefCell::new(None) };
+    }
+    let made_from = (ladder.temperatures.clone(), heated.map(|heated| heated.temperatures.clone()), spread);
+    LAST.with_borrow_mut(|last| {
+        if let Some((_, table)) = last.as_ref().filter(|(from, _)| *from == made_from) {
+            return table.clone();
+        }
+        let len = heat_bath_len(heated.unwrap_or(ladder), spread);
+        let mut rows = heat_bath_rows(ladder, len);
+        rows.extend(heated.map_or(Vec::new(), |heated| heat_bath_rows(heated, len)));
+        *last = Some((made_from, (rows.clone(), len)));
+        (rows, len)
+    })
+}
+
 /// Entries of a heat-bath row: up to the first weight that rounds to 0 at
 /// the ladder's hottest rung, but never more than `most` (the largest x a
 /// puzzle can produce, plus 1).
@@ -235,5 +259,28 @@ mod tests {
         assert_eq!(rows[2 * len - 1], 0, "the hottest row ends in a zero weight");
         assert!(rows[2 * len - 2] > 0, "and no longer than that");
         assert_eq!(heat_bath_len(&ladder, 7), 7);
+    }
+
+    /// The table kept from the call before is served only for the same
+    /// ladders and spread: each call gets what its own would make.
+    #[test]
+    fn a_table_served_again_is_the_one_its_ladders_make() {
+        let (one, two) = (Ladder::geometric(1, 1.2, 1.2), Ladder::geometric(2, 0.4, 0.5));
+        let hot = one.heated(COMPLETION_HEAT);
+        let made = |ladder: &Ladder, heated: Option<&Ladder>, spread| {
+            let len = heat_bath_len(heated.unwrap_or(ladder), spread);
+            let mut rows = heat_bath_rows(ladder, len);
+            rows.extend(heated.map_or(Vec::new(), |heated| heat_bath_rows(heated, len)));
+            (rows, len)
+        };
+        let calls =
+            [(&one, Some(&hot), 100), (&one, Some(&hot), 100), (&one, None, 100), (&two, None, 100), (&two, None, 3)];
+        for (ladder, heated, spread) in calls {
+            assert_eq!(
+                heat_bath_table(ladder, heated, spread),
+                made(ladder, heated, spread),
+                "{ladder:?} {heated:?} {spread}"
+            );
+        }
     }
 }

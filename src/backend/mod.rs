@@ -30,7 +30,7 @@ pub mod tables;
 
 use std::ops::Range;
 
-use crate::dynamics::{heat_bath_len, heat_bath_rows, heat_bath_spread, Dynamics, Moves, COMPLETION_HEAT};
+use crate::dynamics::{heat_bath_spread, heat_bath_table, Dynamics, Moves, COMPLETION_HEAT};
 use crate::error::Result;
 use crate::grid::Shape;
 use crate::model::Model;
@@ -96,11 +96,7 @@ impl<'a> Problem<'a> {
                 let geometry = model.geometry();
                 let spread = heat_bath_spread(geometry.n, geometry.spin_width - 1, dynamics.weights);
                 let heated = dynamics.heats(geometry, ladder.rungs()).then(|| ladder.heated(COMPLETION_HEAT));
-                // Rows long enough for the hottest.
-                let len = heat_bath_len(heated.as_ref().unwrap_or(ladder), spread);
-                let mut rows = heat_bath_rows(ladder, len);
-                rows.extend(heated.map_or(Vec::new(), |heated| heat_bath_rows(&heated, len)));
-                (rows, len)
+                heat_bath_table(ladder, heated.as_ref(), spread)
             }
         };
         Problem { model, dynamics, table, table_len, rungs: ladder.rungs(), seed }
