@@ -228,12 +228,18 @@ pub fn heat_bath_table(ladder: &Ladder, heated: Option<&Ladder>, spread: usize) 
         if let Some((_, table)) = last.as_ref().filter(|(from, _)| *from == made_from) {
             return table.clone();
         }
-        let len = heat_bath_len(heated.unwrap_or(ladder), spread);
-        let mut rows = heat_bath_rows(ladder, len);
-        rows.extend(heated.map_or(Vec::new(), |heated| heat_bath_rows(heated, len)));
-        *last = Some((made_from, (rows.clone(), len)));
-        (rows, len)
+        let table = make_heat_bath_table(ladder, heated, spread);
+        *last = Some((made_from, table.clone()));
+        table
     })
+}
+
+/// [`heat_bath_table`], made afresh.
+fn make_heat_bath_table(ladder: &Ladder, heated: Option<&Ladder>, spread: usize) -> (Vec<u32>, usize) {
+    let len = heat_bath_len(heated.unwrap_or(ladder), spread);
+    let mut rows = heat_bath_rows(ladder, len);
+    rows.extend(heated.map_or(Vec::new(), |heated| heat_bath_rows(heated, len)));
+    (rows, len)
 }
 
 /// Entries of a heat-bath row: up to the first weight that rounds to 0 at
@@ -267,18 +273,12 @@ mod tests {
     fn a_table_served_again_is_the_one_its_ladders_make() {
         let (one, two) = (Ladder::geometric(1, 1.2, 1.2), Ladder::geometric(2, 0.4, 0.5));
         let hot = one.heated(COMPLETION_HEAT);
-        let made = |ladder: &Ladder, heated: Option<&Ladder>, spread| {
-            let len = heat_bath_len(heated.unwrap_or(ladder), spread);
-            let mut rows = heat_bath_rows(ladder, len);
-            rows.extend(heated.map_or(Vec::new(), |heated| heat_bath_rows(heated, len)));
-            (rows, len)
-        };
         let calls =
             [(&one, Some(&hot), 100), (&one, Some(&hot), 100), (&one, None, 100), (&two, None, 100), (&two, None, 3)];
         for (ladder, heated, spread) in calls {
             assert_eq!(
                 heat_bath_table(ladder, heated, spread),
-                made(ladder, heated, spread),
+                make_heat_bath_table(ladder, heated, spread),
                 "{ladder:?} {heated:?} {spread}"
             );
         }
