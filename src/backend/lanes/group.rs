@@ -33,6 +33,10 @@ fn random(stream: u32) -> Random {
     })
 }
 
+/// Each quarter's powers of q, the bits of x, and each count of
+/// candidates' tables for the four quarters.
+type QuarterTables = ([[i16; X_BITS]; QUARTERS], usize, Vec<[NibbleTable; QUARTERS]>);
+
 /// The chains of one slot that share a vector, one per lane.
 #[derive(Debug, Clone)]
 pub(super) struct Group {
@@ -51,8 +55,8 @@ pub(super) struct Group {
     /// Where each quarter's chains stand at one rung and x has at most
     /// `TABLE_BITS` bits: each quarter's weights of x = 0..16 by a cell's
     /// number of candidates, the very numbers the products give, and the
-    /// quarters' rungs and the bits they are for.
-    weight_tables: Option<([u32; QUARTERS], usize, Vec<[NibbleTable; QUARTERS]>)>,
+    /// quarters' powers and the bits they are for.
+    weight_tables: Option<QuarterTables>,
     /// The lane each chain (the host's replicas, in order) sweeps in: its
     /// own, or, for ladders of `QUARTERS` rungs, its rung's quarter
     /// (`Group::arrange`).
@@ -233,18 +237,19 @@ impl Group {
         // The rung of each quarter whose lanes all hold chains at one rung.
         let one_rung = |q: &[Option<u32>]| q[0].filter(|&r| q.iter().all(|&s| s == Some(r)));
         let quarters: Option<Vec<u32>> = rung_of_lane.chunks(QUARTER).map(one_rung).collect();
-        match quarters.map(|q| <[u32; QUARTERS]>::try_from(q).expect("four quarters")) {
+        // Keyed by the quarters' powers, not their rungs' numbers: a one-rung
+        // ladder's chains that heat stay at rung 0, at other powers.
+        let quarters = quarters.map(|q| <[u32; QUARTERS]>::try_from(q).expect("four quarters"));
+        match quarters.map(|q| q.map(|r| rung_powers[r as usize])) {
             Some(quarters) if bits <= TABLE_BITS => {
-                if self.weight_tables.as_ref().is_none_or(|&(q, b, _)| (q, b) != (quarters, bits)) {
-                    let table = |one, r: u32| {
-                        NibbleTable::new(std::array::from_fn(|x| weight(one, &rung_powers[r as usize], bits, x)))
-                    };
-                    // The first quarter's table made once for every quarter at its rung
-                    // (all four at one temperature): made four times, they cost an easy
-                    // collection 5 % more instructions.
+                if self.weight_tables.as_ref().is_none_or(|(q, b, _)| (q, *b) != (&quarters, bits)) {
+                    let table = |one, powers| NibbleTable::new(std::array::from_fn(|x| weight(one, powers, bits, x)));
+                    // The first quarter's table made once for every quarter at its
+                    // temperature (all four at one): made four times, they cost an
+                    // easy collection 5 % more instructions.
                     let tables = ONE[..=self.most_candidates].iter().map(|&one| {
-                        let first = table(one, quarters[0]);
-                        quarters.map(|r| if r == quarters[0] { first } else { table(one, r) })
+                        let first = table(one, &quarters[0]);
+                        quarters.each_ref().map(|p| if *p == quarters[0] { first } else { table(one, p) })
                     });
                     self.weight_tables = Some((quarters, bits, tables.collect()));
                 }
@@ -678,6 +683,7 @@ pub(super) fn weight(one: u16, powers: &[i16; X_BITS], bits: usize, x: usize) ->
 mod tests {
     use super::*;
     use crate::backend::lanes::{bits, powers, violable_units};
+    use crate::dynamics::COMPLETION_HEAT;
     use crate::grid::Variant;
     use crate::model::Model;
     use crate::puzzle::parse_grid;
@@ -756,7 +762,7 @@ mod tests {
                 assert_eq!(group.lane(chain), rung as usize * QUARTER + chain / QUARTERS, "round {round}");
             }
             let quarters = group.weight_tables.as_ref().map(|t| t.0);
-            assert_eq!(quarters, Some([0, 1, 2, 3]), "round {round}");
+            assert_eq!(quarters, Some(q), "round {round}: each quarter at its rung");
             let sweeps =
                 Sweeps { table: &table, units: &units, bits: 4, rule: Some(rule), numbers: 0..3, completion: None };
             group.run(sweeps);
@@ -811,7 +817,11 @@ mod tests {
         }
     }
 
-    /// Rungs set again take effect, whatever was set before.
+    /// Rungs set again take effect, whatever was set before: other rungs at
+    /// the same temperatures, or the same rungs at others. The second is what
+    /// one-rung ladders do when their chains heat (`COMPLETION_HEAT`); at
+    /// T = 0.11 cold and hot weights have as many bits, so only the
+    /// temperature tells their tables apart.
     #[test]
     fn rungs_set_again_replace_the_ones_before() {
         let table = CellTable::new(&inkala_model());
@@ -826,6 +836,16 @@ mod tests {
             assert_eq!(reset.powers, fresh.powers);
             assert_eq!(reset.weight_tables, fresh.weight_tables);
         }
+        let (cold, hot) = ((-1.0f64 / 0.11).exp(), (-1.0 / (0.11 * COMPLETION_HEAT)).exp());
+        assert_eq!(bits(cold), bits(hot), "as many bits cold as hot");
+        let mut fresh = Group::random(&table, &[], Weights::Fixed, 1, 1);
+        let mut reset = fresh.clone();
+        reset.set_rungs(&one, &[powers(cold)], bits(cold), &[]);
+        reset.set_rungs(&one, &[powers(hot)], bits(hot), &[]);
+        fresh.set_rungs(&one, &[powers(hot)], bits(hot), &[]);
+        assert!(fresh.weight_tables.is_some(), "one rung, few bits: tables");
+        assert_eq!(reset.powers, fresh.powers);
+        assert_eq!(reset.weight_tables, fresh.weight_tables, "the hot rung's tables");
     }
 
     fn inkala_model() -> Model {
