@@ -236,11 +236,12 @@ impl Group {
         }
         // The rung of each quarter whose lanes all hold chains at one rung.
         let one_rung = |q: &[Option<u32>]| q[0].filter(|&r| q.iter().all(|&s| s == Some(r)));
-        let quarters: Option<Vec<u32>> = rung_of_lane.chunks(QUARTER).map(one_rung).collect();
-        // Keyed by the quarters' powers, not their rungs' numbers: a one-rung
-        // ladder's chains that heat stay at rung 0, at other powers.
-        let quarters = quarters.map(|q| <[u32; QUARTERS]>::try_from(q).expect("four quarters"));
-        match quarters.map(|q| q.map(|r| rung_powers[r as usize])) {
+        let quarter_rungs: Option<Vec<u32>> = rung_of_lane.chunks(QUARTER).map(one_rung).collect();
+        // Tables are kept by the quarters' powers, not their rungs' numbers: a
+        // one-rung ladder's chains that heat stay at rung 0, at other powers.
+        let quarter_powers = quarter_rungs
+            .map(|q| <[u32; QUARTERS]>::try_from(q).expect("four quarters").map(|r| rung_powers[r as usize]));
+        match quarter_powers {
             Some(quarters) if bits <= TABLE_BITS => {
                 if self.weight_tables.as_ref().is_none_or(|(q, b, _)| (q, *b) != (&quarters, bits)) {
                     let table = |one, powers| NibbleTable::new(std::array::from_fn(|x| weight(one, powers, bits, x)));
