@@ -144,8 +144,10 @@ pub const SWEEPS_BEFORE_COMPLETION: u32 = 10;
 /// Completed after every sweep, 2.25 times needs 0.95 of twice's work on
 /// the hardest class (six seeds), 0.97 held out and 0.98 on forum hardest;
 /// from about 2.4 times an attempt costs more (1.02 times the instructions
-/// at 2.375, 1.06 at 2.5). An easy collection's chains have mostly solved
-/// theirs by then (BENCHMARKS.md).
+/// at 2.375, 1.06 at 2.5; measured before `cpu-lanes` read five bits of x
+/// from a table: up to 2.375 x has five, from 2.5 six, which only products
+/// cover). An easy collection's chains have mostly solved theirs by then
+/// (BENCHMARKS.md).
 pub const COMPLETION_HEAT: f64 = 2.25;
 
 /// Sweeps between two completions at the rungs' own temperatures: after

@@ -3,9 +3,9 @@
 use std::ops::Range;
 
 use super::complete::{Completion, CompletionScratch};
-#[cfg(target_arch = "x86_64")]
-use super::vector::NibbleRegisters;
 use super::vector::{Constraint, Lanes, NibbleTable, Random, LANES as CHAINS_PER_GROUP, QUARTER};
+#[cfg(target_arch = "x86_64")]
+use super::vector::{NibbleRegisters, WideRegisters};
 use super::{ONE, TABLE_BITS, X_BITS};
 use crate::backend::tables::CellTable;
 use crate::dynamics::{completes_after, AdaptiveWeights, Weights};
@@ -33,9 +33,19 @@ fn random(stream: u32) -> Random {
     })
 }
 
-/// Each quarter's powers of q, the bits of x, and each count of
-/// candidates' tables for the four quarters.
-type QuarterTables = ([[i16; X_BITS]; QUARTERS], usize, Vec<[NibbleTable; QUARTERS]>);
+/// Heat-bath weights read from tables (byte shuffles) instead of multiplied,
+/// by a cell's number of candidates: the very numbers the products give.
+/// Kept by the powers of q they are made from, not the rungs' numbers: a
+/// one-rung ladder's chains that heat stay at rung 0, at other powers.
+#[derive(Debug, Clone, PartialEq)]
+enum WeightTables {
+    /// Each quarter's chains at one rung, x of at most `TABLE_BITS` bits: each
+    /// quarter's weights of x = 0..16, with the quarters' powers and the bits.
+    Quarters([[i16; X_BITS]; QUARTERS], usize, Vec<[NibbleTable; QUARTERS]>),
+    /// Every chain at one rung, x of `TABLE_BITS + 1` bits (hot chains, at
+    /// 2.25 × 1.2): the weights of x = 0..16 and 16..32, with the powers.
+    Wide([i16; X_BITS], Vec<[NibbleTable; 2]>),
+}
 
 /// The chains of one slot that share a vector, one per lane.
 #[derive(Debug, Clone)]
@@ -52,11 +62,8 @@ pub(super) struct Group {
     pub(super) energy: [i32; CHAINS_PER_GROUP],
     /// `powers[b]` = q^(2^b) of each chain's rung, unsigned 16-bit, rounded down.
     powers: [Lanes; X_BITS],
-    /// Where each quarter's chains stand at one rung and x has at most
-    /// `TABLE_BITS` bits: each quarter's weights of x = 0..16 by a cell's
-    /// number of candidates, the very numbers the products give, and the
-    /// quarters' powers and the bits they are for.
-    weight_tables: Option<QuarterTables>,
+    /// The weights' tables, where the chains' rungs and bits allow them.
+    weight_tables: Option<WeightTables>,
     /// The lane each chain (the host's replicas, in order) sweeps in: its
     /// own, or, for ladders of `QUARTERS` rungs, its rung's quarter
     /// (`Group::arrange`).
@@ -237,26 +244,36 @@ impl Group {
         // The rung of each quarter whose lanes all hold chains at one rung.
         let one_rung = |q: &[Option<u32>]| q[0].filter(|&r| q.iter().all(|&s| s == Some(r)));
         let quarter_rungs: Option<Vec<u32>> = rung_of_lane.chunks(QUARTER).map(one_rung).collect();
-        // Tables are kept by the quarters' powers, not their rungs' numbers: a
-        // one-rung ladder's chains that heat stay at rung 0, at other powers.
         let quarter_powers = quarter_rungs
             .map(|q| <[u32; QUARTERS]>::try_from(q).expect("four quarters").map(|r| rung_powers[r as usize]));
-        match quarter_powers {
-            Some(quarters) if bits <= TABLE_BITS => {
-                if self.weight_tables.as_ref().is_none_or(|(q, b, _)| (q, *b) != (&quarters, bits)) {
-                    let table = |one, powers| NibbleTable::new(std::array::from_fn(|x| weight(one, powers, bits, x)));
-                    // The first quarter's table made once for every quarter at its
-                    // temperature (all four at one): made four times, they cost an
-                    // easy collection 5 % more instructions.
-                    let tables = ONE[..=self.most_candidates].iter().map(|&one| {
-                        let first = table(one, &quarters[0]);
-                        quarters.each_ref().map(|p| if *p == quarters[0] { first } else { table(one, p) })
-                    });
-                    self.weight_tables = Some((quarters, bits, tables.collect()));
-                }
+        // 16 entries from `from` on: x = from..from + 16.
+        let table = |one, powers, from| NibbleTable::new(std::array::from_fn(|x| weight(one, powers, bits, from + x)));
+        let counts = ONE[..=self.most_candidates].iter();
+        self.weight_tables = match (quarter_powers, self.weight_tables.take()) {
+            (Some(quarters), Some(WeightTables::Quarters(q, b, tables))) if (q, b) == (quarters, bits) => {
+                Some(WeightTables::Quarters(q, b, tables))
             }
-            _ => self.weight_tables = None,
-        }
+            (Some(quarters), _) if bits <= TABLE_BITS => {
+                // The first quarter's table made once for every quarter at its
+                // temperature (all four at one): made four times, they cost an
+                // easy collection 5 % more instructions.
+                let tables = counts.map(|&one| {
+                    let first = table(one, &quarters[0], 0);
+                    quarters.each_ref().map(|p| if *p == quarters[0] { first } else { table(one, p, 0) })
+                });
+                Some(WeightTables::Quarters(quarters, bits, tables.collect()))
+            }
+            (Some(quarters), Some(WeightTables::Wide(p, tables)))
+                if bits == TABLE_BITS + 1 && quarters.iter().all(|q| *q == p) =>
+            {
+                Some(WeightTables::Wide(p, tables))
+            }
+            (Some(quarters), _) if bits == TABLE_BITS + 1 && quarters.iter().all(|q| *q == quarters[0]) => {
+                let tables = counts.map(|&one| [0, 16].map(|from| table(one, &quarters[0], from)));
+                Some(WeightTables::Wide(quarters[0], tables.collect()))
+            }
+            _ => None,
+        };
     }
 
     /// Moves each chain of a four-rung ladder to its rung's quarter, at its
@@ -362,32 +379,37 @@ impl Group {
     #[target_feature(enable = "avx2")]
     fn run_avx2(&mut self, sweeps: Sweeps) -> bool {
         let mul_high = |a: Lanes, b: Lanes| a.mul_high_unsigned_avx2(b);
-        match self.weight_tables.take() {
-            Some((quarters, bits, tables)) => {
-                // A cell's table registers are loaded once, then read for each candidate.
-                if quarters.iter().all(|&r| r == quarters[0]) {
-                    let one = |count: usize| {
-                        let table = NibbleRegisters::one(&tables[count][0]);
-                        Lookup(move |x| table.lookup(x))
-                    };
-                    let completed = self.run_on_any(sweeps, one, mul_high);
-                    self.weight_tables = Some((quarters, bits, tables));
-                    completed
-                } else {
-                    let four = |count: usize| {
-                        let table = NibbleRegisters::new(&tables[count]);
-                        Lookup(move |x| table.lookup(x))
-                    };
-                    let completed = self.run_on_any(sweeps, four, mul_high);
-                    self.weight_tables = Some((quarters, bits, tables));
-                    completed
-                }
+        // A cell's table registers are loaded once, then read for each candidate.
+        let weight_tables = self.weight_tables.take();
+        let completed = match &weight_tables {
+            Some(WeightTables::Quarters(quarters, _, tables)) if quarters.iter().all(|q| *q == quarters[0]) => {
+                let one = |count: usize| {
+                    let table = NibbleRegisters::one(&tables[count][0]);
+                    Lookup(move |x| table.lookup(x))
+                };
+                self.run_on_any(sweeps, one, mul_high)
+            }
+            Some(WeightTables::Quarters(_, _, tables)) => {
+                let four = |count: usize| {
+                    let table = NibbleRegisters::new(&tables[count]);
+                    Lookup(move |x| table.lookup(x))
+                };
+                self.run_on_any(sweeps, four, mul_high)
+            }
+            Some(WeightTables::Wide(_, tables)) => {
+                let wide = |count: usize| {
+                    let table = WideRegisters::new(&tables[count]);
+                    Lookup(move |x| table.lookup(x))
+                };
+                self.run_on_any(sweeps, wide, mul_high)
             }
             None => {
                 let (powers, bits) = (self.powers, sweeps.bits);
                 self.run_on_any(sweeps, |count| Products { powers: &powers, bits, count, mul_high }, mul_high)
             }
-        }
+        };
+        self.weight_tables = weight_tables;
+        completed
     }
 
     /// `weights(c).of(x)`: each chain's heat-bath weight of a candidate x
@@ -694,8 +716,9 @@ mod tests {
     /// the CPU has it) leave every chain as those compiled for any x86-64
     /// do, bit for bit, the chains' grids completed every other sweep: at
     /// two temperatures in alternate lanes; at one, where the AVX2 sweep
-    /// reads its weights from tables instead of multiplying; and in ladders
-    /// of four rungs, from each quarter's table.
+    /// reads its weights from tables instead of multiplying; in ladders of
+    /// four rungs, from each quarter's table; and at one hot temperature
+    /// (2.25 × 1.2, x of five bits), from the wide table.
     #[test]
     fn the_sweep_for_this_cpu_equals_the_sweep_for_any() {
         let (model, rule) = (inkala_model(), AdaptiveWeights::DEFAULT);
@@ -706,17 +729,29 @@ mod tests {
         let on_any = Group::random_on_any(&table, &units, Weights::Adaptive(rule), 7, Lanes::mul_high_unsigned);
         let on_this = Group::random(&table, &units, Weights::Adaptive(rule), 7, 1);
         assert!(on_any.choice == on_this.choice && on_any.constraints == on_this.constraints, "the starts differ");
+        let hot = [(-1.0 / (1.2 * COMPLETION_HEAT)).exp()];
+        assert_eq!(bits(hot[0]), TABLE_BITS + 1, "hot chains' x has a bit more than a nibble table covers");
         let chains = 0..CHAINS_PER_GROUP as u32;
         let alternate: Vec<u32> = chains.clone().map(|c| c % 2).collect();
         let ladders: Vec<u32> = chains.map(|c| [2, 0, 3, 1][c as usize % 4]).collect();
-        for (rungs, ladder_rungs, tables) in
-            [(alternate, 2, false), (vec![0; CHAINS_PER_GROUP], 1, true), (ladders, QUARTERS, true)]
-        {
-            let (bits, completion) = (bits(q[0]), Some(Completing { tables: &completion, heat: false }));
+        let one = vec![0; CHAINS_PER_GROUP];
+        for (rungs, ladder_rungs, q, tables) in [
+            (alternate, 2, &q[..], None),
+            (one.clone(), 1, &q[..], Some("quarters")),
+            (ladders, QUARTERS, &q[..], Some("quarters")),
+            (one, 1, &hot[..], Some("wide")),
+        ] {
+            let bits = q.iter().map(|&q| bits(q)).max().unwrap();
+            let completion = Some(Completing { tables: &completion, heat: false });
             let sweeps = Sweeps { table: &table, units: &units, bits, rule: Some(rule), numbers: 0..40, completion };
             let mut for_any = Group::random(&table, &units, Weights::Adaptive(rule), 7, ladder_rungs);
-            for_any.set_rungs(&rungs, &q.map(powers), sweeps.bits, &units);
-            assert_eq!(for_any.weight_tables.is_some(), tables, "tables where each quarter is at one rung");
+            let q: Vec<_> = q.iter().map(|&q| powers(q)).collect();
+            for_any.set_rungs(&rungs, &q, sweeps.bits, &units);
+            let made = for_any.weight_tables.as_ref().map(|tables| match tables {
+                WeightTables::Quarters(..) => "quarters",
+                WeightTables::Wide(..) => "wide",
+            });
+            assert_eq!(made, tables, "tables where each quarter is at one rung, wide ones where all are, hot");
             let mut for_this = for_any.clone();
             let (chain_powers, chain_bits) = (for_any.powers, sweeps.bits);
             let mul_high = Lanes::mul_high_unsigned;
@@ -762,7 +797,10 @@ mod tests {
             for (chain, &rung) in rungs.iter().enumerate() {
                 assert_eq!(group.lane(chain), rung as usize * QUARTER + chain / QUARTERS, "round {round}");
             }
-            let quarters = group.weight_tables.as_ref().map(|t| t.0);
+            let quarters = match &group.weight_tables {
+                Some(WeightTables::Quarters(quarters, ..)) => Some(*quarters),
+                _ => None,
+            };
             assert_eq!(quarters, Some(q), "round {round}: each quarter at its rung");
             let sweeps =
                 Sweeps { table: &table, units: &units, bits: 4, rule: Some(rule), numbers: 0..3, completion: None };
@@ -791,29 +829,41 @@ mod tests {
     }
 
     /// Each table entry is the product the sweep for any CPU computes, for
-    /// every count of candidates and every x the table covers (the byte
-    /// shuffles that read them are checked by the sweep test above).
+    /// every count of candidates and every x the table covers: 16 where x
+    /// has at most four bits, 32 where it has five (1.5, and hot chains at
+    /// 2.25 × 1.2), which the wide table's lookup (AVX2) reads back.
     #[test]
     fn weight_tables_hold_the_products() {
-        for t in [0.5, 0.8, 1.2, 1.5] {
+        for t in [0.5, 0.8, 1.2, 1.5, 1.2 * COMPLETION_HEAT] {
             let (q, b) = ((-1.0f64 / t).exp(), bits((-1.0f64 / t).exp()));
             let rung_powers = [powers(q)];
             let mut group = Group::random(&CellTable::new(&inkala_model()), &[], Weights::Fixed, 1, 1);
-            group.set_rungs(&[0; CHAINS_PER_GROUP], &rung_powers, b.min(TABLE_BITS), &[]);
-            let (_, _, tables) = group.weight_tables.clone().expect("one rung, few bits");
-            assert_eq!(tables.len(), group.most_candidates + 1, "a table for every count up to the most candidates");
+            group.set_rungs(&[0; CHAINS_PER_GROUP], &rung_powers, b, &[]);
+            let tables = group.weight_tables.clone().expect("one rung, at most five bits");
+            let counts = match &tables {
+                WeightTables::Quarters(_, _, tables) => tables.len(),
+                WeightTables::Wide(_, tables) => tables.len(),
+            };
+            assert_eq!(counts, group.most_candidates + 1, "a table for every count up to the most candidates");
+            let x = Lanes(std::array::from_fn(|l| l as i16));
             for c in 1..=group.most_candidates {
-                let x = Lanes(std::array::from_fn(|l| (l % 16) as i16));
-                let products = weights(&group.powers, b.min(TABLE_BITS), x, c, Lanes::mul_high_unsigned);
-                for l in 0..16 {
-                    assert_eq!(
-                        weight(ONE[c], &rung_powers[0], b.min(TABLE_BITS), l) as i16,
-                        products.0[l],
-                        "T {t} c {c} x {l}"
-                    );
+                let products = weights(&group.powers, b, x, c, Lanes::mul_high_unsigned);
+                let stored: Vec<i16> = match &tables {
+                    WeightTables::Quarters(_, _, tables) => (0..16).map(|x| tables[c][0].get(x) as i16).collect(),
+                    WeightTables::Wide(_, tables) => (0..32).map(|x| tables[c][x / 16].get(x % 16) as i16).collect(),
+                };
+                assert_eq!(stored.len(), 1 << b.max(TABLE_BITS), "T {t}: the entries x of {b} bits takes");
+                assert_eq!(stored, products.0[..stored.len()], "T {t} c {c}");
+                for (l, &product) in products.0[..stored.len()].iter().enumerate() {
+                    assert_eq!(weight(ONE[c], &rung_powers[0], b, l) as i16, product, "T {t} c {c} x {l}");
                 }
-                let stored: Vec<i16> = (0..16).map(|l| tables[c][0].get(l) as i16).collect();
-                assert_eq!(stored, products.0[..16], "T {t} c {c}");
+                #[cfg(target_arch = "x86_64")]
+                if let (WeightTables::Wide(_, tables), true) = (&tables, has_avx2()) {
+                    // SAFETY: the lookup needs AVX2, and the CPU has it.
+                    #[allow(unsafe_code)]
+                    let read = unsafe { WideRegisters::new(&tables[c]).lookup(x) };
+                    assert_eq!(read.0, products.0, "T {t} c {c}: the wide lookup");
+                }
             }
         }
     }

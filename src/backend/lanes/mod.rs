@@ -71,7 +71,8 @@ const ONE: [u16; MAX_N + 1] = {
     one
 };
 
-/// The most bits of x a weight table covers: 16 entries, one byte shuffle.
+/// The most bits of x a weight table covers: 16 entries, one byte shuffle;
+/// a wide table covers one more (`vector::WideRegisters`: hot chains).
 const TABLE_BITS: usize = 4;
 
 /// One slot's puzzle.
