@@ -47,6 +47,37 @@ enum WeightTables {
     Wide([i16; X_BITS], Vec<[NibbleTable; 2]>),
 }
 
+impl WeightTables {
+    /// For chains of up to `most_candidates` candidates a cell whose
+    /// quarters stand at `quarters`' powers: `Wide` where x has a bit more
+    /// than `TABLE_BITS` (all four quarters at one temperature).
+    fn new(quarters: [[i16; X_BITS]; QUARTERS], bits: usize, most_candidates: usize) -> WeightTables {
+        // 16 entries from `from` on: x = from..from + 16.
+        let table = |one, powers, from| NibbleTable::new(std::array::from_fn(|x| weight(one, powers, bits, from + x)));
+        let counts = ONE[..=most_candidates].iter();
+        if bits > TABLE_BITS {
+            let tables = counts.map(|&one| [0, 16].map(|from| table(one, &quarters[0], from)));
+            return WeightTables::Wide(quarters[0], tables.collect());
+        }
+        // The first quarter's table made once for every quarter at its
+        // temperature (all four at one): made four times, they cost an easy
+        // collection 5 % more instructions.
+        let tables = counts.map(|&one| {
+            let first = table(one, &quarters[0], 0);
+            quarters.each_ref().map(|p| if *p == quarters[0] { first } else { table(one, p, 0) })
+        });
+        WeightTables::Quarters(quarters, bits, tables.collect())
+    }
+
+    /// The quarters' powers and the bits of x the tables were made for.
+    fn made_from(&self) -> ([[i16; X_BITS]; QUARTERS], usize) {
+        match self {
+            WeightTables::Quarters(quarters, bits, _) => (*quarters, *bits),
+            WeightTables::Wide(powers, _) => ([*powers; QUARTERS], TABLE_BITS + 1),
+        }
+    }
+}
+
 /// The chains of one slot that share a vector, one per lane.
 #[derive(Debug, Clone)]
 pub(super) struct Group {
@@ -224,8 +255,8 @@ impl Group {
 
     /// Each chain's q^(2^b) for its rung (`rungs`, in the chains' order),
     /// and the weight tables where each quarter's chains stand at one rung
-    /// and `bits` is small enough. Chains of four-rung ladders first move to
-    /// their rungs' quarters.
+    /// and `bits` is small enough (or, a bit more, where all stand at one).
+    /// Chains of four-rung ladders first move to their rungs' quarters.
     pub(super) fn set_rungs(&mut self, rungs: &[u32], rung_powers: &[[i16; X_BITS]], bits: usize, units: &[u16]) {
         if self.rungs_set.2 == bits && self.rungs_set.0 == rungs && self.rungs_set.1 == rung_powers {
             return;
@@ -246,34 +277,12 @@ impl Group {
         let quarter_rungs: Option<Vec<u32>> = rung_of_lane.chunks(QUARTER).map(one_rung).collect();
         let quarter_powers = quarter_rungs
             .map(|q| <[u32; QUARTERS]>::try_from(q).expect("four quarters").map(|r| rung_powers[r as usize]));
-        // 16 entries from `from` on: x = from..from + 16.
-        let table = |one, powers, from| NibbleTable::new(std::array::from_fn(|x| weight(one, powers, bits, from + x)));
-        let counts = ONE[..=self.most_candidates].iter();
-        self.weight_tables = match (quarter_powers, self.weight_tables.take()) {
-            (Some(quarters), Some(WeightTables::Quarters(q, b, tables))) if (q, b) == (quarters, bits) => {
-                Some(WeightTables::Quarters(q, b, tables))
-            }
-            (Some(quarters), _) if bits <= TABLE_BITS => {
-                // The first quarter's table made once for every quarter at its
-                // temperature (all four at one): made four times, they cost an
-                // easy collection 5 % more instructions.
-                let tables = counts.map(|&one| {
-                    let first = table(one, &quarters[0], 0);
-                    quarters.each_ref().map(|p| if *p == quarters[0] { first } else { table(one, p, 0) })
-                });
-                Some(WeightTables::Quarters(quarters, bits, tables.collect()))
-            }
-            (Some(quarters), Some(WeightTables::Wide(p, tables)))
-                if bits == TABLE_BITS + 1 && quarters.iter().all(|q| *q == p) =>
-            {
-                Some(WeightTables::Wide(p, tables))
-            }
-            (Some(quarters), _) if bits == TABLE_BITS + 1 && quarters.iter().all(|q| *q == quarters[0]) => {
-                let tables = counts.map(|&one| [0, 16].map(|from| table(one, &quarters[0], from)));
-                Some(WeightTables::Wide(quarters[0], tables.collect()))
-            }
-            _ => None,
-        };
+        // Tables where each quarter stands at one rung and x has at most
+        // `TABLE_BITS` bits, or every quarter at one and x a bit more.
+        let one_temperature = |q: &[[i16; X_BITS]; QUARTERS]| q.iter().all(|p| *p == q[0]);
+        let wanted = quarter_powers.filter(|q| bits <= TABLE_BITS || bits == TABLE_BITS + 1 && one_temperature(q));
+        let kept = self.weight_tables.take().filter(|tables| wanted.is_some_and(|q| tables.made_from() == (q, bits)));
+        self.weight_tables = kept.or_else(|| wanted.map(|q| WeightTables::new(q, bits, self.most_candidates)));
     }
 
     /// Moves each chain of a four-rung ladder to its rung's quarter, at its
