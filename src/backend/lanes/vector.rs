@@ -221,6 +221,14 @@ impl NibbleTable {
     }
 }
 
+/// A table's 16 bytes in both 128-bit halves of a register.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn broadcast(bytes: [u8; 16]) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    _mm256_broadcastsi128_si256(bytemuck::cast::<[u8; 16], __m128i>(bytes))
+}
+
 /// The tables of a vector's four quarters in AVX2 registers, for a cell's
 /// lookups: loaded once a cell rather than once a candidate.
 #[cfg(target_arch = "x86_64")]
@@ -237,8 +245,6 @@ impl NibbleRegisters {
     /// sweep holds two table registers, not four (four cost a 9×9 run 7 %).
     #[target_feature(enable = "avx2")]
     pub fn one(table: &NibbleTable) -> NibbleRegisters {
-        use std::arch::x86_64::*;
-        let broadcast = |bytes: [u8; 16]| _mm256_broadcastsi128_si256(bytemuck::cast::<[u8; 16], __m128i>(bytes));
         let (low, high) = (broadcast(table.low), broadcast(table.high));
         NibbleRegisters { low: [low; 2], high: [high; 2] }
     }
@@ -287,8 +293,6 @@ pub struct WideRegisters {
 impl WideRegisters {
     #[target_feature(enable = "avx2")]
     pub fn new(halves: &[NibbleTable; 2]) -> WideRegisters {
-        use std::arch::x86_64::*;
-        let broadcast = |bytes: [u8; 16]| _mm256_broadcastsi128_si256(bytemuck::cast::<[u8; 16], __m128i>(bytes));
         WideRegisters { low: halves.map(|half| broadcast(half.low)), high: halves.map(|half| broadcast(half.high)) }
     }
 
