@@ -78,6 +78,11 @@ impl WeightTables {
     }
 }
 
+/// Whether the four quarters stand at one temperature (their powers of q).
+fn at_one_temperature(quarters: &[[i16; X_BITS]; QUARTERS]) -> bool {
+    quarters.iter().all(|powers| *powers == quarters[0])
+}
+
 /// The chains of one slot that share a vector, one per lane.
 #[derive(Debug, Clone)]
 pub(super) struct Group {
@@ -279,8 +284,7 @@ impl Group {
             .map(|q| <[u32; QUARTERS]>::try_from(q).expect("four quarters").map(|r| rung_powers[r as usize]));
         // Tables where each quarter stands at one rung and x has at most
         // `TABLE_BITS` bits, or every quarter at one and x a bit more.
-        let one_temperature = |q: &[[i16; X_BITS]; QUARTERS]| q.iter().all(|p| *p == q[0]);
-        let wanted = quarter_powers.filter(|q| bits <= TABLE_BITS || bits == TABLE_BITS + 1 && one_temperature(q));
+        let wanted = quarter_powers.filter(|q| bits <= TABLE_BITS || bits == TABLE_BITS + 1 && at_one_temperature(q));
         let kept = self.weight_tables.take().filter(|tables| wanted.is_some_and(|q| tables.made_from() == (q, bits)));
         self.weight_tables = kept.or_else(|| wanted.map(|q| WeightTables::new(q, bits, self.most_candidates)));
     }
@@ -391,7 +395,7 @@ impl Group {
         // A cell's table registers are loaded once, then read for each candidate.
         let weight_tables = self.weight_tables.take();
         let completed = match &weight_tables {
-            Some(WeightTables::Quarters(quarters, _, tables)) if quarters.iter().all(|q| *q == quarters[0]) => {
+            Some(WeightTables::Quarters(quarters, _, tables)) if at_one_temperature(quarters) => {
                 let one = |count: usize| {
                     let table = NibbleRegisters::one(&tables[count][0]);
                     Lookup(move |x| table.lookup(x))

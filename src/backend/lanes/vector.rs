@@ -229,6 +229,15 @@ fn broadcast(bytes: [u8; 16]) -> std::arch::x86_64::__m256i {
     _mm256_broadcastsi128_si256(bytemuck::cast::<[u8; 16], __m128i>(bytes))
 }
 
+/// Each 16-bit lane's index (below 256) in both its bytes: the low byte
+/// then reads a table's low bytes, the high byte its high bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn in_both_bytes(index: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    _mm256_or_si256(index, _mm256_slli_epi16::<8>(index))
+}
+
 /// The tables of a vector's four quarters in AVX2 registers, for a cell's
 /// lookups: loaded once a cell rather than once a candidate.
 #[cfg(target_arch = "x86_64")]
@@ -267,8 +276,7 @@ impl NibbleRegisters {
         let high_bytes = _mm256_set1_epi16(0xFF00u16 as i16);
         let halves: [__m256i; 2] = bytemuck::cast(index.0);
         Lanes(bytemuck::cast(std::array::from_fn::<_, 2, _>(|r| {
-            // The index in both bytes of its lane: the low byte reads `low`, the high byte `high`.
-            let both = _mm256_or_si256(halves[r], _mm256_slli_epi16::<8>(halves[r]));
+            let both = in_both_bytes(halves[r]);
             _mm256_blendv_epi8(
                 _mm256_shuffle_epi8(self.low[r], both),
                 _mm256_shuffle_epi8(self.high[r], both),
@@ -305,7 +313,7 @@ impl WideRegisters {
         let high_bytes = _mm256_set1_epi16(0xFF00u16 as i16);
         let halves: [__m256i; 2] = bytemuck::cast(index.0);
         Lanes(bytemuck::cast(std::array::from_fn::<_, 2, _>(|r| {
-            let both = _mm256_or_si256(halves[r], _mm256_slli_epi16::<8>(halves[r]));
+            let both = in_both_bytes(halves[r]);
             // Bit 4 of the index at the top of each byte (below 32, nothing
             // crosses into the high byte): which half it reads.
             let upper = _mm256_slli_epi16::<3>(both);
