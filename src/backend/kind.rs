@@ -192,6 +192,8 @@ impl BackendKind {
         match (self, dynamics.moves) {
             // Completion completes cells.
             (_, Moves::Spin) if dynamics.completion != Completion::Off => None,
+            // Only cpu-lanes draws the kept cells it completes from.
+            (BackendKind::Cpu | BackendKind::Gpu, _) if dynamics.completion == Completion::Sampled => None,
             (BackendKind::Cpu | BackendKind::Gpu, Moves::Spin) => Some(Sweep::Spins),
             (BackendKind::Cpu | BackendKind::Gpu, Moves::Cell) => Some(Sweep::Cells),
             (BackendKind::CpuLanes, Moves::Cell) => Some(Sweep::Lanes),
@@ -205,7 +207,7 @@ impl BackendKind {
     pub fn check_runs(self, dynamics: Dynamics) -> Result<()> {
         let what = match self {
             BackendKind::Cpu | BackendKind::Gpu => {
-                "every move set, completion with cell moves only (--complete off with --moves spin)"
+                "every move set, completion with cell moves only (--complete off with --moves spin), and not sampled (--complete singles or off)"
             }
             BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => {
                 "single-spin moves on the plain model only (--moves spin --weights fixed --complete off)"
@@ -250,8 +252,9 @@ impl BackendKind {
             // A puzzle per thread on the lanes backend (32 chains: one group),
             // and its chains' grids completed by singles, the chains hotter
             // once they are (2.6 to 2.9 times less CPU time on the hardest
-            // classes than neither: BENCHMARKS.md).
-            BackendKind::CpuLanes => (BatchSize::OnePerThread, 5, Completion::Singles, Completion::Singles),
+            // classes than neither: BENCHMARKS.md), from at most 6 of a hot
+            // chain's kept cells (0.75 of the work of all of them).
+            BackendKind::CpuLanes => (BatchSize::OnePerThread, 5, Completion::Sampled, Completion::Sampled),
             // Measured on an H200 (BENCHMARKS.md, 2026-11-26): 10,000 hardest
             // puzzles ran at 2,600/s with 256 in flight (8,192 replicas),
             // 1,800/s with 2,048; 128 ran 10 % faster on 1.7x the host CPU.

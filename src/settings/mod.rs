@@ -414,18 +414,23 @@ mod tests {
     }
 
     /// `gpu` and its twin complete grids on boards up to 9×9 and not above
-    /// (measured on an H200), `cpu-lanes` on both, spin moves on neither;
-    /// `--complete` sets every size.
+    /// (measured on an H200), `cpu-lanes` on both from a sample of a hot
+    /// chain's kept cells, spin moves on neither; `--complete` sets every
+    /// size, and `sampled` is `cpu-lanes`' alone.
     #[test]
     fn completion_follows_the_board_unless_the_user_sets_it() {
         let sizes = |settings: &Settings| {
             let large = Shape { n: 16, variant: Variant::Standard };
             (settings.for_shape(Shape::CLASSIC).completion, settings.for_shape(large).completion)
         };
-        let (on, off) = (Completion::Singles, Completion::Off);
+        let (on, off, sampled) = (Completion::Singles, Completion::Off, Completion::Sampled);
         assert_eq!(sizes(&Settings::for_backend(BackendKind::Gpu)), (on, off));
         assert_eq!(sizes(&Settings::for_backend(BackendKind::Cpu)), (on, off));
-        assert_eq!(sizes(&Settings::for_backend(BackendKind::CpuLanes)), (on, on));
+        assert_eq!(sizes(&Settings::for_backend(BackendKind::CpuLanes)), (sampled, sampled));
+        let sample = Overrides { complete: Some(sampled), ..Overrides::default() };
+        assert!(Settings::resolve(BackendKind::Gpu, &sample).is_err());
+        assert!(Settings::resolve(BackendKind::Cpu, &sample).is_err());
+        assert_eq!(sizes(&Settings::resolve(BackendKind::CpuLanes, &sample).unwrap()), (sampled, sampled));
         assert_eq!(sizes(&Settings::for_backend(BackendKind::CpuBits)), (off, off));
         for set in [on, off] {
             let overrides = Overrides { complete: Some(set), ..Overrides::default() };

@@ -47,7 +47,7 @@ pub struct Overrides {
     pub weight_cap: Option<u8>,
     #[arg(long, help = relax_help())]
     pub relax_every: Option<u32>,
-    #[arg(long, value_enum, help = per_backend("What the chains' grids get besides their moves: nothing, or from the 12th sweep, every other sweep, the cells outside the houses of a chain's violated units kept and the rest filled by naked and hidden singles, the chain moving to the solution where they fill it, and on ladders of one rung (9×9 defaults) the chains at 2.25 times their temperature from the 11th sweep on, completed after every sweep (cell moves on cpu-lanes, cpu and gpu; boards up to 16×16 without diagonals)", |d| { let name = |c: Completion| format!("{c:?}").to_lowercase(); by_size(name(d.small_board_completion), name(d.completion), name(d.completion)) }))]
+    #[arg(long, value_enum, help = per_backend("What the chains' grids get besides their moves: nothing, or from the 12th sweep, every other sweep, the cells outside the houses of a chain's violated units kept and the rest filled by naked and hidden singles, the chain moving to the solution where they fill it, and on ladders of one rung (9×9 defaults) the chains at 2.25 times their temperature from the 11th sweep on, completed after every sweep (cell moves on cpu-lanes, cpu and gpu; boards up to 16×16 without diagonals); or sampled (cpu-lanes only): the same, but a hot chain's completion keeps at most 6 of its kept cells, drawn at random", |d| { let name = |c: Completion| format!("{c:?}").to_lowercase(); by_size(name(d.small_board_completion), name(d.completion), name(d.completion)) }))]
     pub complete: Option<Completion>,
     #[command(flatten)]
     pub model: ModelOptions,

@@ -152,7 +152,7 @@ pub fn sweep(
         }
         totals[table.padding as usize] = 0;
     }
-    if let Some(filled) = completion.and_then(|c| c.fill(table, &replica.choice, &replica.totals[..])) {
+    if let Some(filled) = completion.and_then(|c| c.fill(table, &replica.choice, &replica.totals[..], None)) {
         replica.totals = totals_of(table, &filled);
         replica.choice = filled;
     }

@@ -51,20 +51,39 @@ impl Completion {
 
     /// The candidate of every free cell in the completed grid of a replica
     /// whose cells hold `choice` and constraints `totals`; `None` where it
-    /// does not fill.
-    pub fn fill(&self, table: &CellTable, choice: &[u8], totals: &[u8]) -> Option<Vec<u8>> {
+    /// does not fill. `sample`: at most so many of the kept cells kept
+    /// (`--complete sampled`), each subset as likely: the i-th free cell, if
+    /// kept, stays where ⌊draws[i] · left / 2¹⁶⌋ < needed, `left` the kept
+    /// cells from it on and `needed` those still to keep.
+    pub fn fill(
+        &self,
+        table: &CellTable,
+        choice: &[u8],
+        totals: &[u8],
+        sample: Option<(usize, &[u16])>,
+    ) -> Option<Vec<u8>> {
         let n = self.n;
         let broken: Vec<bool> =
             (0..self.house_cells.len()).map(|u| (0..n).any(|d| totals[self.first_unit + n * u + d] != 1)).collect();
         // Each house's digits placed or fixed; each free cell's digit bit, 0 while open.
         let mut held = self.fixed_digits.clone();
         let mut placed = vec![0u32; choice.len()];
-        for (i, houses_of) in self.cell_houses.iter().enumerate() {
-            if houses_of.iter().all(|&u| !broken[u]) {
-                // A house whose units all hold has each digit once: kept cells never clash.
-                placed[i] = 1 << table.digits[table.candidates(i).start + choice[i] as usize];
-                houses_of.iter().for_each(|&u| held[u] |= placed[i]);
-            }
+        let mut kept: Vec<usize> =
+            (0..choice.len()).filter(|&i| self.cell_houses[i].iter().all(|&u| !broken[u])).collect();
+        if let Some((keeps, draws)) = sample {
+            let mut needed = keeps.min(kept.len());
+            let mut left = kept.len();
+            kept.retain(|&i| {
+                let keep = (draws[i] as usize * left) >> 16 < needed;
+                needed -= keep as usize;
+                left -= 1;
+                keep
+            });
+        }
+        for i in kept {
+            // A house whose units all hold has each digit once: kept cells never clash.
+            placed[i] = 1 << table.digits[table.candidates(i).start + choice[i] as usize];
+            self.cell_houses[i].iter().for_each(|&u| held[u] |= placed[i]);
         }
         let open_digits = |i: usize, held: &[u32]| {
             self.cell_houses[i].iter().fold(self.cell_digits[i], |digits, &u| digits & !held[u])

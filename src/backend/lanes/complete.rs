@@ -75,6 +75,35 @@ impl CompletionScratch {
     }
 }
 
+/// Keeps at most `keeps` of each lane's kept cells (its nonzero `placed`),
+/// each subset as likely as any other (selection sampling, Knuth's
+/// algorithm S), as the reference does (`cpu/complete.rs`): cell i is kept
+/// where ⌊draws[i] · left / 2¹⁶⌋ < needed, `left` the lane's kept cells
+/// from i on and `needed` those still to keep. `mul_high`:
+/// [`Lanes::mul_high_unsigned`].
+#[inline(always)]
+pub(super) fn sample_kept(
+    placed: &mut [Lanes],
+    keeps: usize,
+    draws: &[Lanes],
+    mul_high: impl Fn(Lanes, Lanes) -> Lanes,
+) {
+    let zero = Lanes::splat(0);
+    let mut left = zero;
+    for &bit in placed.iter() {
+        // Masks are −1 where set: less one for each kept cell.
+        left -= !bit.eq_mask(zero);
+    }
+    let mut needed = left.min(Lanes::splat(keeps as i16));
+    for (bit, &draw) in placed.iter_mut().zip(draws) {
+        let kept = !bit.eq_mask(zero);
+        let keep = kept & needed.gt_mask(mul_high(draw, left));
+        *bit = *bit & keep;
+        needed += keep;
+        left += kept;
+    }
+}
+
 /// How the passes over a group's lanes end: every lane filled or failed
 /// (the filled ones), or few enough still open to go on in `HALF` lanes
 /// (the failed ones).
@@ -114,7 +143,8 @@ impl Completion {
 
     /// The lanes whose grids completion fills, and each free cell's digit
     /// bit there (`placed`). `constraints[units[k] & mask]`: the totals.
-    /// `W`: houses a cell.
+    /// `W`: houses a cell. `keep`: what is kept of the kept cells' bits (all
+    /// of them, or a sample: [`sample_kept`]).
     #[inline(always)]
     pub(super) fn fill<const W: usize>(
         &self,
@@ -122,6 +152,7 @@ impl Completion {
         choice: &[Lanes],
         constraints: &[Constraint],
         units: &[u16],
+        keep: impl FnOnce(&mut [Lanes]),
         scratch: &mut CompletionScratch,
     ) -> Lanes {
         let (zero, one) = (Lanes::splat(0), Lanes::splat(1));
@@ -147,10 +178,13 @@ impl Completion {
             for (c, j) in table.candidates(i).enumerate() {
                 bit = bit | (current.eq_mask(Lanes::splat(c as i16)) & Lanes::splat(self.candidate_bit[j]));
             }
-            let bit = bit.and_not(freed);
-            placed[i & cm] = bit;
+            placed[i & cm] = bit.and_not(freed);
+        }
+        keep(&mut placed[..cell_houses.len()]);
+        for (i, houses_of) in cell_houses.iter().enumerate() {
             // The kept cells lie in houses whose units all hold: no digit
             // is placed twice yet.
+            let bit = placed[i & cm];
             for &u in houses_of {
                 let u = u as usize & hm;
                 held[u] = held[u] | bit;
@@ -389,8 +423,19 @@ mod tests {
                     }
                 }
             }
+            // Every third round keeps at most 2 to 8 of each lane's kept cells.
+            let draws: Vec<Vec<u16>> =
+                (0..CHAINS_PER_GROUP).map(|_| (0..table.len()).map(|_| random.next_u64() as u16).collect()).collect();
+            let draws_of_lanes: Vec<Lanes> =
+                (0..table.len()).map(|i| Lanes(std::array::from_fn(|l| draws[l][i] as i16))).collect();
+            let keeps = (round % 3 == 2).then_some(2 + round % 7);
+            let keep = |placed: &mut [Lanes]| {
+                if let Some(keeps) = keeps {
+                    sample_kept(placed, keeps, &draws_of_lanes, Lanes::mul_high_unsigned);
+                }
+            };
             let mut scratch = Box::<CompletionScratch>::default();
-            let lanes = completion.fill::<3>(&table, &choice, &constraints, &units, &mut scratch);
+            let lanes = completion.fill::<3>(&table, &choice, &constraints, &units, keep, &mut scratch);
             for (l, lane_choice) in choices.iter().enumerate() {
                 let mut totals = table.fixed_ones.clone();
                 for (i, &c) in lane_choice.iter().enumerate() {
@@ -399,7 +444,7 @@ mod tests {
                         .iter()
                         .for_each(|&k| totals[k as usize] += 1);
                 }
-                let one = reference.fill(&table, lane_choice, &totals);
+                let one = reference.fill(&table, lane_choice, &totals, keeps.map(|keeps| (keeps, &draws[l][..])));
                 tried += 1;
                 assert_eq!(lanes.0[l] == -1, one.is_some(), "round {round}, lane {l}");
                 if let Some(filled_choice) = one {
@@ -414,5 +459,45 @@ mod tests {
             }
         }
         assert!(filled > tried / 10 && filled < tried * 9 / 10, "{filled} of {tried} lanes filled");
+    }
+
+    /// Sampling keeps exactly min(keeps, kept) of a lane's kept cells, each
+    /// subset as often as any other: lane l keeps 2 of its first 3 + l % 4
+    /// cells (3 to 15 subsets), over 30,000 draws each.
+    #[test]
+    fn sampling_keeps_every_subset_of_the_kept_cells_as_often() {
+        const CELLS: usize = 8;
+        let kept_cells = |l: usize| 3 + l % 4;
+        let mut random = WyRand::new(5);
+        let mut counts = vec![std::collections::HashMap::<u16, u32>::new(); LANES];
+        let draws_per_lane = 30_000;
+        for _ in 0..draws_per_lane {
+            let mut placed: Vec<Lanes> = (0..CELLS)
+                .map(|i| Lanes(std::array::from_fn(|l| if i < kept_cells(l) { 1 << (i % 9) } else { 0 })))
+                .collect();
+            let draws: Vec<Lanes> =
+                (0..CELLS).map(|_| Lanes(std::array::from_fn(|_| random.next_u64() as u16 as i16))).collect();
+            sample_kept(&mut placed, 2, &draws, Lanes::mul_high_unsigned);
+            for (l, counts) in counts.iter_mut().enumerate() {
+                let subset = (0..CELLS).filter(|&i| placed[i].0[l] != 0).fold(0u16, |m, i| m | 1 << i);
+                assert_eq!(subset.count_ones(), 2, "lane {l}: {subset:#b}");
+                assert!(subset < 1 << kept_cells(l), "lane {l}: a cell it did not keep, {subset:#b}");
+                *counts.entry(subset).or_default() += 1;
+            }
+        }
+        for (l, counts) in counts.iter().enumerate() {
+            let k = kept_cells(l);
+            let subsets = k * (k - 1) / 2;
+            assert_eq!(counts.len(), subsets, "lane {l}");
+            let expected = draws_per_lane as f64 / subsets as f64;
+            // Five standard deviations of a binomial count.
+            let bound = 5.0 * (expected * (1.0 - 1.0 / subsets as f64)).sqrt();
+            for (&subset, &count) in counts {
+                assert!(
+                    (count as f64 - expected).abs() < bound,
+                    "lane {l}, {subset:#b}: {count}, expected {expected:.0}"
+                );
+            }
+        }
     }
 }

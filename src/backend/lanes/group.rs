@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::complete::{Completion, CompletionScratch};
+use super::complete::{sample_kept, Completion, CompletionScratch};
 use super::vector::{Constraint, Lanes, NibbleTable, Random, LANES as CHAINS_PER_GROUP, QUARTER};
 #[cfg(target_arch = "x86_64")]
 use super::vector::{NibbleRegisters, WideRegisters};
@@ -146,12 +146,14 @@ pub(super) struct Sweeps<'a> {
     pub(super) completion: Option<Completing<'a>>,
 }
 
-/// Completion in a call: its tables, and whether the chains heat (which
-/// sweeps complete: `dynamics::completes_after`).
+/// Completion in a call: its tables, whether the chains heat (which
+/// sweeps complete: `dynamics::completes_after`), and how many of a grid's
+/// kept cells a completion keeps at most (`Dynamics::keeps`).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Completing<'a> {
     pub(super) tables: &'a Completion,
     pub(super) heat: bool,
+    pub(super) keeps: Option<usize>,
 }
 
 impl Group {
@@ -444,10 +446,10 @@ impl Group {
                 5 => self.sweep::<5, W>(sweeps.table, sweeps.bits, &weights, &mul_high),
                 width => unreachable!("no board has candidates in {width} units"),
             }
-            if let Some(Completing { tables, .. }) = sweeps.completion.filter(|c| completes_after(s, c.heat)) {
+            if let Some(Completing { tables, keeps, .. }) = sweeps.completion.filter(|c| completes_after(s, c.heat)) {
                 let complete = match sweeps.table.unit_width {
-                    2 => self.complete::<2>(sweeps.table, sweeps.units, tables),
-                    3 => self.complete::<3>(sweeps.table, sweeps.units, tables),
+                    2 => self.complete::<2>(sweeps.table, sweeps.units, tables, keeps, &mul_high),
+                    3 => self.complete::<3>(sweeps.table, sweeps.units, tables, keeps, &mul_high),
                     width => unreachable!("completion on cells in {width} houses"),
                 };
                 if complete {
@@ -572,11 +574,29 @@ impl Group {
     /// candidates and totals; its weights stay): whether any did. The
     /// call's sweeps then stop, so the solver finds the solution at the
     /// call's end; it counts the sweeps not run as work.
+    /// `keeps`: at most so many of a grid's kept cells kept, drawn from
+    /// the group's stream (the next sweep's draws, made now and again then).
     #[inline(always)]
-    fn complete<const W: usize>(&mut self, table: &CellTable, units: &[u16], completion: &Completion) -> bool {
+    fn complete<const W: usize>(
+        &mut self,
+        table: &CellTable,
+        units: &[u16],
+        completion: &Completion,
+        keeps: Option<usize>,
+        mul_high: impl Fn(Lanes, Lanes) -> Lanes,
+    ) -> bool {
         let mask = self.constraints.len() - 1;
+        if keeps.is_some() {
+            self.draw_ahead();
+        }
+        let draws = &self.draws;
+        let keep = |placed: &mut [Lanes]| {
+            if let Some(keeps) = keeps {
+                sample_kept(placed, keeps, draws, mul_high);
+            }
+        };
         let scratch = self.completion_scratch.get_or_insert_with(Box::default);
-        let filled = completion.fill::<W>(table, &self.choice, &self.constraints, units, scratch);
+        let filled = completion.fill::<W>(table, &self.choice, &self.constraints, units, keep, scratch);
         if filled.is_zero() {
             return false;
         }
@@ -755,7 +775,7 @@ mod tests {
             (one, 1, &hot[..], Some("wide")),
         ] {
             let bits = q.iter().map(|&q| bits(q)).max().unwrap();
-            let completion = Some(Completing { tables: &completion, heat: false });
+            let completion = Some(Completing { tables: &completion, heat: false, keeps: None });
             let sweeps = Sweeps { table: &table, units: &units, bits, rule: Some(rule), numbers: 0..40, completion };
             let mut for_any = Group::random(&table, &units, Weights::Adaptive(rule), 7, ladder_rungs);
             let q: Vec<_> = q.iter().map(|&q| powers(q)).collect();

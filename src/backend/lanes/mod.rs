@@ -96,6 +96,9 @@ struct Puzzle {
     /// collection 5 % of its time).
     completion_board: Option<&'static Geometry>,
     completion: Option<Completion>,
+    /// At most so many of a hot chain's kept cells a completion keeps
+    /// (`Dynamics::keeps`), where the chains heat.
+    keeps: Option<usize>,
     spins: usize,
     sweeps_done: u32,
 }
@@ -146,8 +149,8 @@ impl Chains for Puzzle {
                 self.completion_board = None;
             }
         }
-        let Puzzle { table, units, weights, ladder, heated, groups, completion, .. } = self;
-        let completion = completion.as_ref().map(|tables| Completing { tables, heat });
+        let Puzzle { table, units, weights, ladder, heated, groups, completion, keeps, .. } = self;
+        let completion = completion.as_ref().map(|tables| Completing { tables, heat, keeps: *keeps });
         // A call across the first hot sweep runs as two: cold, then hot.
         let hot_from = if heat { SWEEPS_BEFORE_COMPLETION.clamp(first, end) } else { end };
         let parts = [(first..hot_from, &*ladder), (hot_from..end, heated.as_ref().unwrap_or(ladder))];
@@ -242,6 +245,7 @@ impl Backend for LanesBackend {
         // q = exp(−1/T): at h·T, q^(1/h).
         let heat = || Rungs::new(q.iter().map(|&q| q.powf(1.0 / COMPLETION_HEAT)));
         let heated = problem.heats().then(heat);
+        let keeps = problem.dynamics.keeps().filter(|_| heated.is_some());
         let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
             .map(|g| {
                 let group = Group::random(&table, &units, weights, stream_key(problem.seed, g as u32), rungs);
@@ -263,6 +267,7 @@ impl Backend for LanesBackend {
                 groups,
                 completion_board,
                 completion: None,
+                keeps,
                 spins,
                 sweeps_done: 0,
             },
@@ -342,7 +347,7 @@ mod tests {
                 let heated = Rungs::new(q.iter().map(|&q| q.powf(1.0 / heat)));
                 let bits = heated.bits.iter().copied().max().unwrap();
                 by_hand.set_rungs(&rung_of_replica, &heated.powers, bits, &units);
-                let completion = Some(Completing { tables: &completion, heat: rungs == 1 });
+                let completion = Some(Completing { tables: &completion, heat: rungs == 1, keeps: None });
                 let (table, units) = (&table, &units[..]);
                 by_hand.run(Sweeps { table, units, bits, rule: Some(rule), numbers, completion });
             }
