@@ -131,6 +131,26 @@ impl Dynamics {
         (self.completion == Completion::Sampled).then_some(SAMPLED_KEEPS)
     }
 
+    /// How many times their rung's temperature chains that heat run at:
+    /// [`SAMPLED_HEAT`] where completion is `sampled`, else [`COMPLETION_HEAT`].
+    pub fn heat(&self) -> f64 {
+        match self.completion {
+            Completion::Sampled => SAMPLED_HEAT,
+            Completion::Off | Completion::Singles => COMPLETION_HEAT,
+        }
+    }
+
+    /// How many times their rung's temperature the chains of ladders of
+    /// `rungs` rungs on `board` ran at in the last of their `sweeps_done`
+    /// sweeps: for reports of what ran (the solver's observers, the live page).
+    pub fn heat_after(&self, board: &Geometry, rungs: usize, sweeps_done: u32) -> f64 {
+        if self.heats(board, rungs) && sweeps_done > 0 && runs_hot(sweeps_done - 1) {
+            self.heat()
+        } else {
+            1.0
+        }
+    }
+
     /// Whether chains on ladders of `rungs` rungs run hot from sweep
     /// [`SWEEPS_BEFORE_COMPLETION`] on (`runs_hot`): where grids are
     /// completed on one-rung ladders. Ladders of several rungs keep their
@@ -174,6 +194,12 @@ pub const COMPLETION_HEAT: f64 = 2.25;
 /// do not heat, keeping 6 of them needed 1.38 times the work (BENCHMARKS.md).
 pub const SAMPLED_KEEPS: usize = 6;
 
+/// [`COMPLETION_HEAT`] where completion is `sampled`: with six kept cells
+/// drawn, chains at 1.75 times their temperature need 0.93 of the work of
+/// 2.25 times on the hardest class (seeds 1 and 2, held out too) and 0.87
+/// to 0.91 on forum hardest; 1.5 and 2.0 times 0.97 (BENCHMARKS.md).
+pub const SAMPLED_HEAT: f64 = 1.75;
+
 /// Sweeps between two completions at the rungs' own temperatures: after
 /// every sweep a hardest-class run took 1.05 times the CPU time of every
 /// other sweep on `cpu-lanes` (a completion costs about a sweep), and
@@ -188,17 +214,6 @@ pub const HOT_COMPLETE_EVERY: u32 = 1;
 /// Whether sweep `s` (counted from 0) of chains that heat runs hot.
 pub fn runs_hot(s: u32) -> bool {
     s >= SWEEPS_BEFORE_COMPLETION
-}
-
-/// How many times their rung's temperature chains that `heat` (or not)
-/// ran at in the last of their `sweeps_done` sweeps: for reports of what
-/// ran (the solver's observers, the live page).
-pub fn heat_after(heat: bool, sweeps_done: u32) -> f64 {
-    if heat && sweeps_done > 0 && runs_hot(sweeps_done - 1) {
-        COMPLETION_HEAT
-    } else {
-        1.0
-    }
 }
 
 /// Whether the chains' grids are completed after sweep `s` (counted from

@@ -169,7 +169,7 @@ fn the_library_and_the_command_line_run_the_same_settings() {
 /// before and without completion, whatever the backend.
 #[test]
 fn observers_see_the_temperatures_the_chains_ran_at() {
-    use sudoku_anneal::dynamics::{Completion, COMPLETION_HEAT, SWEEPS_BEFORE_COMPLETION};
+    use sudoku_anneal::dynamics::{Completion, COMPLETION_HEAT, SAMPLED_HEAT, SWEEPS_BEFORE_COMPLETION};
     use sudoku_anneal::puzzle::PuzzleReader;
     use sudoku_anneal::reduce::Reduce;
     use sudoku_anneal::settings::ModelOptions;
@@ -190,7 +190,8 @@ fn observers_see_the_temperatures_the_chains_ran_at() {
     let hard = "98.7..6..7.5....9..43.....78..2....6..7.1..2......48..3..9...6.....5.3.......1..9";
     let model = ModelOptions { reduce: Reduce::Propagate, ..ModelOptions::default() };
     for (kind, complete, heat) in [
-        (BackendKind::CpuLanes, None, COMPLETION_HEAT),
+        (BackendKind::CpuLanes, None, SAMPLED_HEAT),
+        (BackendKind::CpuLanes, Some(Completion::Singles), COMPLETION_HEAT),
         (BackendKind::Cpu, Some(Completion::Singles), COMPLETION_HEAT),
         (BackendKind::CpuLanes, Some(Completion::Off), 1.0),
     ] {

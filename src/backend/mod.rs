@@ -30,7 +30,7 @@ pub mod tables;
 
 use std::ops::Range;
 
-use crate::dynamics::{heat_bath_spread, heat_bath_table, Dynamics, Moves, COMPLETION_HEAT};
+use crate::dynamics::{heat_bath_spread, heat_bath_table, Dynamics, Moves};
 use crate::error::Result;
 use crate::grid::Shape;
 use crate::model::Model;
@@ -71,7 +71,7 @@ pub struct Problem<'a> {
     /// (`Ladder::thresholds`). Cell moves: the heat-bath weight of a
     /// candidate x above the cell's lowest (`dynamics::heat_bath_rows`);
     /// then, where the chains heat (`Dynamics::heats`), the same rows at
-    /// `COMPLETION_HEAT` times the rungs' temperatures.
+    /// `Dynamics::heat` times the rungs' temperatures.
     pub table: Vec<u32>,
     pub table_len: usize,
     /// The ladder's rungs.
@@ -95,7 +95,7 @@ impl<'a> Problem<'a> {
             Moves::Cell => {
                 let geometry = model.geometry();
                 let spread = heat_bath_spread(geometry.n, geometry.spin_width - 1, dynamics.weights);
-                let heated = dynamics.heats(geometry, ladder.rungs()).then(|| ladder.heated(COMPLETION_HEAT));
+                let heated = dynamics.heats(geometry, ladder.rungs()).then(|| ladder.heated(dynamics.heat()));
                 heat_bath_table(ladder, heated.as_ref(), spread)
             }
         };

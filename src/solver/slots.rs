@@ -12,7 +12,6 @@ use super::observe::{Observer, Progress};
 use crate::backend::{Backend, Layout, Problem};
 use crate::decode::checked;
 use crate::decode::{cells_of, decode};
-use crate::dynamics::heat_after;
 use crate::error::Result;
 use crate::grid::Shape;
 use crate::model::Model;
@@ -336,8 +335,8 @@ impl InFlight<'_> {
             };
             // The temperatures the replicas ran at (hotter than the ladder's
             // where the chains heat for completion).
-            let heats = self.shaped.dynamics().heats(active.model.geometry(), self.ladder.temperatures.len());
-            let heat = heat_after(heats, active.sweeps);
+            let rungs = self.ladder.temperatures.len();
+            let heat = self.shaped.dynamics().heat_after(active.model.geometry(), rungs, active.sweeps);
             let temperatures: Vec<f64> = self.ladder.temperatures.iter().map(|t| t * heat).collect();
             let attempts = per_pair(&active.exchanges, |e| &e.attempts);
             let accepted = per_pair(&active.exchanges, |e| &e.accepted);

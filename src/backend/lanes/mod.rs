@@ -39,7 +39,7 @@ use super::kind::BackendKind;
 use super::slots::{Chains, Slots};
 use super::tables::CellTable;
 use super::{Backend, Layout, Problem};
-use crate::dynamics::{completes_after, Weights, COMPLETION_HEAT, HEAT_BATH_ONE, SWEEPS_BEFORE_COMPLETION};
+use crate::dynamics::{completes_after, Weights, HEAT_BATH_ONE, SWEEPS_BEFORE_COMPLETION};
 use crate::error::Result;
 use crate::grid::{Geometry, Shape, MAX_N};
 use crate::rng::stream_key;
@@ -86,7 +86,7 @@ struct Puzzle {
     weights: Weights,
     /// At the ladder's temperatures.
     ladder: Rungs,
-    /// At `COMPLETION_HEAT` times each rung's temperature, where the chains
+    /// At `Dynamics::heat` times each rung's temperature, where the chains
     /// run hotter once grids are completed.
     heated: Option<Rungs>,
     groups: Vec<Group>,
@@ -243,7 +243,7 @@ impl Backend for LanesBackend {
         let board = problem.model.geometry();
         let completion_board = problem.dynamics.completes_on(board).then_some(board);
         // q = exp(−1/T): at h·T, q^(1/h).
-        let heat = || Rungs::new(q.iter().map(|&q| q.powf(1.0 / COMPLETION_HEAT)));
+        let heat = || Rungs::new(q.iter().map(|&q| q.powf(1.0 / problem.dynamics.heat())));
         let heated = problem.heats().then(heat);
         let keeps = problem.dynamics.keeps().filter(|_| heated.is_some());
         let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
@@ -303,14 +303,14 @@ impl Backend for LanesBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dynamics::{AdaptiveWeights, Completion as DynamicsCompletion, Dynamics, Moves};
+    use crate::dynamics::{AdaptiveWeights, Completion as DynamicsCompletion, Dynamics, Moves, COMPLETION_HEAT};
     use crate::model::Model;
     use crate::puzzle::parse_grid;
     use crate::reduce::{reduce, Reduce};
     use crate::tempering::Ladder;
 
     /// With grids completed on a one-rung ladder, the sweeps after the
-    /// first ones run hotter (`COMPLETION_HEAT`), in a call across the first
+    /// first ones run hotter (`Dynamics::heat`), in a call across the first
     /// hot sweep too: the backend's chains are those of a group swept cold,
     /// then hot, by hand; on a ladder of two rungs they stay at their
     /// rungs' temperatures.
