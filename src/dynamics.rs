@@ -167,7 +167,8 @@ impl Dynamics {
 /// 1.07 times). The hardest class needs 1.08 times the work without them.
 pub const SWEEPS_BEFORE_COMPLETION: u32 = 10;
 
-/// Where the chains heat ([`Dynamics::heats`]), the sweeps from
+/// Where the chains heat ([`Dynamics::heats`]) and completion is
+/// `singles` ([`SAMPLED_HEAT`] where it is `sampled`), the sweeps from
 /// [`SWEEPS_BEFORE_COMPLETION`] on run at this many times their rung's
 /// temperature: completion wants varied grids with many cells right, not
 /// the lowest energies (at twice the temperature, completed every other
@@ -183,8 +184,8 @@ pub const COMPLETION_HEAT: f64 = 2.25;
 
 /// `--complete sampled`: at most this many of a hot chain's kept cells,
 /// drawn at random, are kept for a completion. A hot chain keeps 0 to 48
-/// cells of a hardest-class grid; singles fill from 2 to 10 of them most
-/// often (0.1–0.2 % of grids), from 20 or more seldom (some of them are
+/// cells of a hardest-class grid; singles fill from 3 to 10 of them most
+/// often (0.11–0.23 % of grids), from 20 or more seldom (some of them are
 /// wrong). Six of them, drawn at random, need 0.75 of the work on the
 /// hardest class (held out too) and 0.70 on forum hardest; 5 and 7 about
 /// as little, 4 or 10 0.92, 3 1.57. Six random cells holding random
@@ -197,7 +198,8 @@ pub const SAMPLED_KEEPS: usize = 6;
 /// [`COMPLETION_HEAT`] where completion is `sampled`: with six kept cells
 /// drawn, chains at 1.75 times their temperature need 0.93 of the work of
 /// 2.25 times on the hardest class (seeds 1 and 2, held out too) and 0.87
-/// to 0.91 on forum hardest; 1.5 and 2.0 times 0.97 (BENCHMARKS.md).
+/// to 0.91 on forum hardest; 1.5 and 2.0 times 0.97 on the hardest class
+/// (BENCHMARKS.md).
 pub const SAMPLED_HEAT: f64 = 1.75;
 
 /// Sweeps between two completions at the rungs' own temperatures: after

@@ -53,7 +53,7 @@ impl Completion {
     /// whose cells hold `choice` and constraints `totals`; `None` where it
     /// does not fill. `sample`: at most so many of the kept cells kept
     /// (`--complete sampled`), each subset as likely: the i-th free cell, if
-    /// kept, stays where ⌊draws[i] · left / 2¹⁶⌋ < needed, `left` the kept
+    /// kept, stays where `⌊draws[i] · left / 2¹⁶⌋ < needed`, `left` the kept
     /// cells from it on and `needed` those still to keep.
     pub fn fill(
         &self,

@@ -78,7 +78,7 @@ impl CompletionScratch {
 /// Keeps at most `keeps` of each lane's kept cells (its nonzero `placed`),
 /// each subset as likely as any other (selection sampling, Knuth's
 /// algorithm S), as the reference does (`cpu/complete.rs`): cell i is kept
-/// where ⌊draws[i] · left / 2¹⁶⌋ < needed, `left` the lane's kept cells
+/// where `⌊draws[i] · left / 2¹⁶⌋ < needed`, `left` the lane's kept cells
 /// from i on and `needed` those still to keep. `mul_high`:
 /// [`Lanes::mul_high_unsigned`].
 #[inline(always)]
