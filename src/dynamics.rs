@@ -24,7 +24,8 @@
 //!   and their grids are completed after every sweep there. The schedule
 //!   is below (`completes_after`), one for every backend. `sampled`
 //!   completion (`cpu-lanes` only) keeps at most [`SAMPLED_KEEPS`] of a hot
-//!   chain's kept cells, drawn at random.
+//!   chain's kept cells, drawn at random, its chains at [`SAMPLED_HEAT`]
+//!   times their temperature.
 
 use crate::grid::Geometry;
 use crate::tempering::Ladder;
@@ -97,8 +98,9 @@ pub enum Completion {
     /// where they fill it; on one-rung ladders the chains run at 2.25 times
     /// their temperature from the 11th sweep, completed after every sweep.
     Singles,
-    /// As `singles`, but where the chains run hot a completion keeps at
-    /// most [`SAMPLED_KEEPS`] of a grid's kept cells, drawn at random.
+    /// As `singles`, but where the chains run hot they run at 1.75 times
+    /// their temperature (`SAMPLED_HEAT`), and a completion keeps at most 6
+    /// of a grid's kept cells (`SAMPLED_KEEPS`), drawn at random.
     Sampled,
 }
 
