@@ -41,10 +41,11 @@ var<workgroup> cut_short: array<atomic<u32>, REPLICAS_PER_GROUP>;
 
 const TOTAL_MASK: u32 = 0xffffu;
 
-// Completion (COMPLETE: --complete singles on boards up to 16×16 without
-// diagonals; twin: src/backend/cpu/complete.rs, which describes it). Per
+// Completion (COMPLETE: --complete singles or sampled on boards up to 16×16
+// without diagonals; twin: src/backend/cpu/complete.rs, which describes it). Per
 // replica, a word per cell, `fill`: a free cell's digit bit once placed,
-// else its open digits above bit 16; per house, `house_digits` at
+// else its open digits above bit 16 (a kept cell's hold its candidates',
+// for a sample to open it: SAMPLE_KEEPS); per house, `house_digits` at
 // member * 3 * HOUSES + 3 * house: the digits it holds (placed or fixed),
 // the open digits seen in it once, and twice. Singles are placed many at
 // once, each forced by the kept cells, so the same grids fill as the twin's
@@ -59,6 +60,8 @@ var<workgroup> sweep_flags: array<atomic<u32>, 2u * REPLICAS_PER_GROUP>;
 // Per replica, during a completion: COMPLETING, FAILED, then OPEN and
 // PROGRESS of the round, and FILLED once its grid has.
 var<workgroup> fill_flags: array<atomic<u32>, REPLICAS_PER_GROUP>;
+// Per replica, its kept cells, for the sample.
+var<workgroup> kept_cells: array<atomic<u32>, REPLICAS_PER_GROUP>;
 // Whether any replica of the workgroup completes, or goes on completing:
 // written by one invocation, read by all (workgroupUniformLoad).
 var<workgroup> busy: u32;
@@ -118,15 +121,50 @@ fn place(h0: u32, houses: array<u32, 4>, bit: u32) -> bool {
     return clash;
 }
 
+// A free cell's `fill` word while open: its candidates' digits above bit 16.
+fn open_word(slot_base: u32, header: vec4<u32>) -> u32 {
+    var digits = 0u;
+    for (var c = 0u; c < header.y; c++) {
+        var digit = 0u;
+        candidate(slot_base, header.x + c, &digit);
+        digits |= 1u << digit;
+    }
+    return digits << OPEN_SHIFT;
+}
+
+// At most SAMPLE_KEEPS of a replica's `kept` cells stay kept, the others
+// open, each subset as likely (Knuth's selection sampling, one invocation
+// in the cells' order, until all it meets are kept): twin of the sample in
+// `Completion::fill` (cpu/complete.rs), with cpu/cells.rs `sweep`'s draws.
+fn sample_kept(slot_base: u32, free_cells: u32, c0: u32, key: u32, kept: u32) {
+    var left = kept;
+    var needed = min(left, SAMPLE_KEEPS);
+    for (var i = 0u; i < free_cells && needed < left; i++) {
+        let cell = spin_data[slot_base + i].z;
+        if (fill[c0 + cell] & TOTAL_MASK) != 0u {
+            let draw = attempt_random(key, free_cells + i) >> 16u;
+            if (draw * left) >> 16u < needed {
+                needed -= 1u;
+            } else {
+                fill[c0 + cell] &= ~TOTAL_MASK;
+            }
+            left -= 1u;
+        }
+    }
+}
+
 // After a sweep: whether a unit of the replica is violated (sweep_flags),
 // and where it `completes`, its grid completed; one that fills moves there
-// (every constraint then holds once). `swept`: the replica swept.
-fn complete(r: Replica, slot_base: u32, free_cells: u32, t0: u32, c0: u32, swept: bool, completes: bool, parity: u32) {
+// (every constraint then holds once). `swept`: the replica swept; where it
+// `samples` (its chains heat, SAMPLE_KEEPS), from a sample of its kept
+// cells drawn with the sweep's `key`.
+fn complete(r: Replica, slot_base: u32, free_cells: u32, t0: u32, c0: u32, swept: bool, completes: bool, parity: u32, samples: bool, key: u32) {
     let h0 = r.member * 3u * HOUSES;
     let flags = &fill_flags[r.member];
     if r.lane == 0u {
         atomicStore(&sweep_flags[2u * r.member + 1u - parity], 0u);
         atomicStore(flags, select(0u, COMPLETING, completes));
+        atomicStore(&kept_cells[r.member], 0u);
     }
     for (var u = r.lane; u < HOUSES; u += CELL_INVOCATIONS) {
         var broken = 0u;
@@ -162,19 +200,24 @@ fn complete(r: Replica, slot_base: u32, free_cells: u32, t0: u32, c0: u32, swept
     for (var i = r.lane; i < select(0u, free_cells, completes); i += CELL_INVOCATIONS) {
         let header = spin_data[slot_base + i];
         let kept = houses_word(h0, houses_of(slot_base, i), 1u) == 0u;
-        var digits = 0u;
-        for (var c = 0u; c < header.y; c++) {
-            var digit = 0u;
-            candidate(slot_base, header.x + c, &digit);
-            digits |= 1u << digit;
+        let open = open_word(slot_base, header);
+        fill[c0 + header.z] = select(open, local_cells[c0 + header.z] | open, kept);
+        if SAMPLE_KEEPS != 0u && kept {
+            atomicAdd(&kept_cells[r.member], 1u);
         }
-        fill[c0 + header.z] = select(digits << OPEN_SHIFT, local_cells[c0 + header.z], kept);
     }
     workgroupBarrier();
+    if SAMPLE_KEEPS != 0u {
+        if completes && samples && r.lane == 0u {
+            sample_kept(slot_base, free_cells, c0, key, atomicLoad(&kept_cells[r.member]));
+        }
+        workgroupBarrier();
+    }
     for (var i = r.lane; i < select(0u, free_cells, completes); i += CELL_INVOCATIONS) {
         let cell = spin_data[slot_base + i].z;
-        if (fill[c0 + cell] & TOTAL_MASK) != 0u {
-            place(h0, houses_of(slot_base, i), fill[c0 + cell]);
+        let bit = fill[c0 + cell] & TOTAL_MASK;
+        if bit != 0u {
+            place(h0, houses_of(slot_base, i), bit);
         }
     }
     // A round a cell at most: each places at least one.
@@ -264,7 +307,7 @@ fn complete(r: Replica, slot_base: u32, free_cells: u32, t0: u32, c0: u32, swept
     let filled = (atomicLoad(flags) & FILLED) != 0u;
     for (var i = r.lane; i < select(0u, free_cells, filled); i += CELL_INVOCATIONS) {
         let cell = spin_data[slot_base + i].z;
-        local_cells[c0 + cell] = fill[c0 + cell];
+        local_cells[c0 + cell] = fill[c0 + cell] & TOTAL_MASK;
     }
     for (var k = FIRST_UNIT + r.lane; k < select(0u, PADDING, filled); k += CELL_INVOCATIONS) {
         local_units[t0 + k] = (local_units[t0 + k] & ~TOTAL_MASK) | 1u;
@@ -467,7 +510,7 @@ fn sweep(
         if COMPLETE {
             let completes = swept && completes_after(sweep_number, slot.hot_rows != 0u);
             let free_cells = slot.class_start[COLOURS];
-            complete(r, slot_base, free_cells, t0, c0, swept, completes, s & 1u);
+            complete(r, slot_base, free_cells, t0, c0, swept, completes, s & 1u, slot.hot_rows != 0u, key);
         }
         if ADAPTIVE && swept {
             adapt_weights(r.lane, t0, (sweep_number + 1u) % RELAX_EVERY == 0u);

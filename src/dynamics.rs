@@ -23,9 +23,9 @@
 //!   the chains run at 2.25 times their rung's temperature from the 11th sweep,
 //!   and their grids are completed after every sweep there. The schedule
 //!   is below (`completes_after`), one for every backend. `sampled`
-//!   completion (`cpu-lanes` only) keeps at most [`SAMPLED_KEEPS`] of a hot
-//!   chain's kept cells, drawn at random, its chains at [`SAMPLED_HEAT`]
-//!   times their temperature.
+//!   completion (`cpu-lanes`' default) keeps at most [`SAMPLED_KEEPS`] of
+//!   a hot chain's kept cells, drawn at random, its chains at
+//!   [`SAMPLED_HEAT`] times their temperature.
 
 use crate::grid::Geometry;
 use crate::tempering::Ladder;

@@ -199,16 +199,18 @@ fn gpu_returns_solved_replicas_equal_to_the_cpu_twin() {
     }
 }
 
-/// Completion (`--complete singles`) keeps cells.wgsl equal to its twin:
-/// on one-rung ladders, whose chains run hot from the 11th sweep and are
-/// completed after every sweep there, and on ladders of several, completed
-/// every other sweep; on 9×9 and 16×16 boards and Latin squares, in rounds
-/// that straddle the first hot sweep, with replicas that stop once solved.
+/// Completion (`--complete singles`, and `sampled` with adaptive weights)
+/// keeps cells.wgsl equal to its twin: on one-rung ladders, whose chains
+/// run hot from the 11th sweep and are completed after every sweep there
+/// (`sampled`: from a sample of their kept cells), and on ladders of
+/// several, completed every other sweep; on 9×9 and 16×16 boards and Latin
+/// squares, in rounds that straddle the first hot sweep, with replicas that
+/// stop once solved.
 #[test]
 fn completion_keeps_cells_wgsl_equal_to_its_twin() {
-    let completing = |weights| Kernel {
+    let completing = |(weights, completion)| Kernel {
         kind: BackendKind::Gpu,
-        dynamics: Dynamics { moves: Moves::Cell, weights, completion: Completion::Singles },
+        dynamics: Dynamics { moves: Moves::Cell, weights, completion },
         options: PLAIN,
     };
     let hard = famous_hard();
@@ -219,9 +221,11 @@ fn completion_keeps_cells_wgsl_equal_to_its_twin() {
     let latin = example_puzzles("latin.txt", Variant::Latin, 7);
     let latin = Model::build(&reduce(&latin[0], Reduce::Clues).unwrap()).unwrap();
     let mut solved = 0;
-    for weights in [ADAPTIVE, Weights::Fixed] {
+    for dynamics in
+        [(ADAPTIVE, Completion::Singles), (Weights::Fixed, Completion::Singles), (ADAPTIVE, Completion::Sampled)]
+    {
         for ladder in [(1, 1.2, 1.2), (RUNGS, 0.6, 2.4)] {
-            let kernel = completing(weights);
+            let kernel = completing(dynamics);
             solved += assert_twins_on(kernel, [&inkala, &escargot, &inkala], 6, (7, 4), ladder);
             assert_twins_on(kernel, [&sixteen, &sixteen, &sixteen], 2, (7, 6), ladder);
             assert_twins_on(kernel, [&latin, &latin, &latin], 4, (7, 5), ladder);

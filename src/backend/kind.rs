@@ -192,8 +192,6 @@ impl BackendKind {
         match (self, dynamics.moves) {
             // Completion completes cells.
             (_, Moves::Spin) if dynamics.completion != Completion::Off => None,
-            // Only cpu-lanes draws the kept cells it completes from.
-            (BackendKind::Cpu | BackendKind::Gpu, _) if dynamics.completion == Completion::Sampled => None,
             (BackendKind::Cpu | BackendKind::Gpu, Moves::Spin) => Some(Sweep::Spins),
             (BackendKind::Cpu | BackendKind::Gpu, Moves::Cell) => Some(Sweep::Cells),
             (BackendKind::CpuLanes, Moves::Cell) => Some(Sweep::Lanes),
@@ -207,7 +205,7 @@ impl BackendKind {
     pub fn check_runs(self, dynamics: Dynamics) -> Result<()> {
         let what = match self {
             BackendKind::Cpu | BackendKind::Gpu => {
-                "every move set, completion with cell moves only (--complete off with --moves spin), and not sampled (--complete singles or off)"
+                "every move set, completion with cell moves only (--complete off with --moves spin)"
             }
             BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => {
                 "single-spin moves on the plain model only (--moves spin --weights fixed --complete off)"

@@ -416,7 +416,7 @@ mod tests {
     /// `gpu` and its twin complete grids on boards up to 9×9 and not above
     /// (measured on an H200), `cpu-lanes` on both from a sample of a hot
     /// chain's kept cells, spin moves on neither; `--complete` sets every
-    /// size, and `sampled` is `cpu-lanes`' alone.
+    /// size, `sampled` too on every backend that completes grids.
     #[test]
     fn completion_follows_the_board_unless_the_user_sets_it() {
         let sizes = |settings: &Settings| {
@@ -428,9 +428,10 @@ mod tests {
         assert_eq!(sizes(&Settings::for_backend(BackendKind::Cpu)), (on, off));
         assert_eq!(sizes(&Settings::for_backend(BackendKind::CpuLanes)), (sampled, sampled));
         let sample = Overrides { complete: Some(sampled), ..Overrides::default() };
-        assert!(Settings::resolve(BackendKind::Gpu, &sample).is_err());
-        assert!(Settings::resolve(BackendKind::Cpu, &sample).is_err());
-        assert_eq!(sizes(&Settings::resolve(BackendKind::CpuLanes, &sample).unwrap()), (sampled, sampled));
+        for backend in [BackendKind::Gpu, BackendKind::Cpu, BackendKind::CpuLanes] {
+            assert_eq!(sizes(&Settings::resolve(backend, &sample).unwrap()), (sampled, sampled));
+        }
+        assert!(Settings::resolve(BackendKind::CpuBits, &sample).is_err());
         assert_eq!(sizes(&Settings::for_backend(BackendKind::CpuBits)), (off, off));
         for set in [on, off] {
             let overrides = Overrides { complete: Some(set), ..Overrides::default() };

@@ -98,8 +98,8 @@ fn totals_of(table: &CellTable, choice: &[u8]) -> Box<[u8; TOTALS]> {
 
 /// One sweep of cell moves at the rung whose heat-bath row is `row`, the
 /// replica's grid completed if `completion` is given (a grid that fills
-/// moves there), then the weights' update. Twin of `sweep` in
-/// `shaders/cells.wgsl`.
+/// moves there), from at most `keeps` of its kept cells where given, then
+/// the weights' update. Twin of `sweep` in `shaders/cells.wgsl`.
 pub fn sweep(
     table: &CellTable,
     replica: &mut CellReplica,
@@ -107,6 +107,7 @@ pub fn sweep(
     weights: Weights,
     sweep_number: u32,
     completion: Option<&Completion>,
+    keeps: Option<usize>,
 ) {
     let key = sweep_key(replica.stream, sweep_number);
     let (totals, w) = (&mut replica.totals, &replica.weights);
@@ -152,7 +153,15 @@ pub fn sweep(
         }
         totals[table.padding as usize] = 0;
     }
-    if let Some(filled) = completion.and_then(|c| c.fill(table, &replica.choice, &replica.totals[..], None)) {
+    // The sample's draws follow the cells' own: attempts len.. of the sweep.
+    let draws: Vec<u16> = match (completion, keeps) {
+        (Some(_), Some(_)) => {
+            (table.len()..2 * table.len()).map(|i| (attempt_random(key, i as u32) >> 16) as u16).collect()
+        }
+        _ => Vec::new(),
+    };
+    let sample = keeps.map(|keeps| (keeps, &draws[..]));
+    if let Some(filled) = completion.and_then(|c| c.fill(table, &replica.choice, &replica.totals[..], sample)) {
         replica.totals = totals_of(table, &filled);
         replica.choice = filled;
     }

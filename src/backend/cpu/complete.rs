@@ -1,5 +1,5 @@
-//! Completion, one replica at a time (`--complete singles`, docs/DESIGN.md
-//! §4): the reference arithmetic of the `cpu` backend, the twin of
+//! Completion, one replica at a time (`--complete singles` and `sampled`,
+//! docs/DESIGN.md §4): the reference arithmetic of the `cpu` backend, the twin of
 //! `complete` in `shaders/cells.wgsl`, and what `cpu-lanes`' own
 //! (`lanes/complete.rs`) is tested against.
 //!

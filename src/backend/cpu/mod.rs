@@ -6,7 +6,7 @@
 //! ```text
 //!   spins.rs  ↔  shaders/spins.wgsl   (`cpu` ↔ `gpu`, --moves spin)
 //!   cells.rs  ↔  shaders/cells.wgsl   (`cpu` ↔ `gpu`, --moves cell)
-//!   complete.rs ↔ `complete` in shaders/cells.wgsl (--complete singles)
+//!   complete.rs ↔ `complete` in shaders/cells.wgsl (--complete singles, sampled)
 //!   bits.rs   ↔  shaders/bits.wgsl    (`bits32` ↔ `gpu-bits`)
 //! ```
 //!
@@ -46,6 +46,9 @@ enum Replicas {
         weights: Weights,
         spins: usize,
         completion: Option<Box<Completion>>,
+        /// At most so many of a replica's kept cells a completion keeps,
+        /// where the chains heat (`Dynamics::keeps`).
+        keeps: Option<usize>,
     },
 }
 
@@ -73,7 +76,7 @@ impl Chains for Puzzle {
                     (first..first + count).for_each(|s| spins::sweep(table, replica, row(rung), s))
                 })
             }
-            Replicas::Cells { table, replicas, weights, completion, .. } => {
+            Replicas::Cells { table, replicas, weights, completion, keeps, .. } => {
                 replicas.par_iter_mut().zip(rung_of_replica).for_each(|(replica, &rung)| {
                     for s in first..first + count {
                         // Where grids are completed, a solved replica stays
@@ -84,7 +87,7 @@ impl Chains for Puzzle {
                         }
                         let row = if heat && runs_hot(s) { hot_row(rung) } else { row(rung) };
                         let completion = completion.as_deref().filter(|_| completes_after(s, heat));
-                        cells::sweep(table, replica, row, *weights, s, completion)
+                        cells::sweep(table, replica, row, *weights, s, completion, *keeps)
                     }
                 })
             }
@@ -158,7 +161,8 @@ impl Backend for CpuBackend {
                 let replicas = indices.map(|r| CellReplica::random(&table, weights, seed, r)).collect();
                 let board = problem.model.geometry();
                 let completion = problem.dynamics.completes_on(board).then(|| Box::new(Completion::new(board, &table)));
-                Replicas::Cells { table, replicas, weights, spins: problem.model.len(), completion }
+                let keeps = problem.dynamics.keeps().filter(|_| problem.heats());
+                Replicas::Cells { table, replicas, weights, spins: problem.model.len(), completion, keeps }
             }
         };
         let (table, table_len, rungs, heat) =

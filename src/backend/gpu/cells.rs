@@ -56,8 +56,8 @@ impl EngineParts for CellsKernel {
     }
 
     fn workgroup_words(&self, kernel: &Kernel) -> u32 {
-        // Completion: a word per cell, three per house, three flags and the workgroup's one.
-        let completion = if kernel.completes { kernel.cells + 3 * houses(kernel) + 4 } else { 0 };
+        // Completion: a word per cell, three per house, three flags, the kept cells' count and the workgroup's one.
+        let completion = if kernel.completes { kernel.cells + 3 * houses(kernel) + 5 } else { 0 };
         kernel.totals + kernel.cells + 2 + completion
     }
 
@@ -92,6 +92,7 @@ impl EngineParts for CellsKernel {
             int("SWEEPS_BEFORE_COMPLETION", SWEEPS_BEFORE_COMPLETION),
             int("COMPLETE_EVERY", COMPLETE_EVERY),
             int("HOT_COMPLETE_EVERY", HOT_COMPLETE_EVERY),
+            int("SAMPLE_KEEPS", kernel.keeps.unwrap_or(0)),
         ]
     }
 
@@ -106,12 +107,19 @@ impl EngineParts for CellsKernel {
         // Completion, per sweep: a pass over the houses (each over its
         // digits, twice) and the cells (each over its candidates and
         // houses), then at most a round per cell, each two passes over the
-        // houses and four over the cells, and the grid written back.
+        // houses and four over the cells, and the grid written back; where
+        // it samples, a pass of one invocation over all the cells.
         let completion = if kernel.completes {
             let houses = (houses(kernel) as u64).div_ceil(lanes);
             let cells = (kernel.cells as u64).div_ceil(lanes);
             let round = 2 * houses + 4 * cells * (2 + 2 * unit_width) + 1;
-            houses * (1 + 2 * n) + cells * (1 + n + 2 * unit_width) + (kernel.cells as u64 + 1) * round + units + cells
+            let sample = if kernel.keeps.is_some() { kernel.cells as u64 } else { 0 };
+            houses * (1 + 2 * n)
+                + cells * (1 + n + 2 * unit_width)
+                + (kernel.cells as u64 + 1) * round
+                + units
+                + cells
+                + sample
         } else {
             0
         };

@@ -32,8 +32,8 @@ pub struct GpuContext {
     pub adapter: AdapterSummary,
     pub(super) device: wgpu::Device,
     pub(super) queue: wgpu::Queue,
-    /// The sweep kernels compiled so far, by engine, board shape and weights.
-    pub(super) pipelines: HashMap<(Engine, Shape, Weights, bool), Pipelines>,
+    /// The sweep kernels compiled so far, by engine, board shape, weights and completion.
+    pub(super) pipelines: HashMap<(Engine, Shape, Weights, bool, Option<u32>), Pipelines>,
     pub(super) limits: wgpu::Limits,
 }
 
@@ -105,11 +105,12 @@ impl GpuContext {
             Error::Settings(format!("the {} backend has no kernel for these --moves and --weights", self.kind.name()))
         })?;
         let completes = dynamics.completes_on(shape.geometry());
-        let key = (engine, shape, dynamics.weights, completes);
+        let keeps = dynamics.keeps().filter(|_| completes).map(|keeps| keeps as u32);
+        let key = (engine, shape, dynamics.weights, completes, keeps);
         if !self.pipelines.contains_key(&key) {
             let workgroup_bytes = self.limits.max_compute_workgroup_storage_size;
-            let kernel =
-                Kernel::with_options(engine, shape, dynamics.weights, completes, workgroup_bytes, self.options);
+            let (weights, options) = (dynamics.weights, self.options);
+            let kernel = Kernel::with_options(engine, shape, weights, completes, keeps, workgroup_bytes, options);
             let kernel = kernel.ok_or_else(|| {
                 Error::Gpu(format!(
                     "{} of a {1}×{1} board does not fit in this adapter's workgroup memory",

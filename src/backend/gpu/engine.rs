@@ -29,16 +29,18 @@ impl Kernel {
     /// workgroup memory; `None` if one unit does not fit (a word of bits:
     /// not even without its totals).
     pub fn new(engine: Engine, shape: Shape, weights: Weights, workgroup_bytes: u32) -> Option<Kernel> {
-        Kernel::with_options(engine, shape, weights, false, workgroup_bytes, KernelOptions::default())
+        Kernel::with_options(engine, shape, weights, false, None, workgroup_bytes, KernelOptions::default())
     }
 
     /// [`Kernel::new`] with a variant's `options`, the replicas' grids
-    /// completed where `completes` (cells.wgsl).
+    /// completed where `completes`, from at most `keeps` of a hot replica's
+    /// kept cells where given (cells.wgsl).
     pub fn with_options(
         engine: Engine,
         shape: Shape,
         weights: Weights,
         completes: bool,
+        keeps: Option<u32>,
         workgroup_bytes: u32,
         options: KernelOptions,
     ) -> Option<Kernel> {
@@ -64,6 +66,7 @@ impl Kernel {
             per_group: 0,
             weights,
             completes,
+            keeps,
             options,
         };
         let parts = engine.parts();

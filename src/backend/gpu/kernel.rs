@@ -150,8 +150,11 @@ pub struct Kernel {
     pub per_group: u32,
     /// The unit weights' rule (cells.wgsl; fixed for the others).
     pub weights: Weights,
-    /// Whether the replicas' grids are completed (cells.wgsl, `--complete singles`).
+    /// Whether the replicas' grids are completed (cells.wgsl, `--complete singles` or `sampled`).
     pub completes: bool,
+    /// At most how many of a hot replica's kept cells a completion keeps
+    /// (`--complete sampled`, `Dynamics::keeps`); `None`: all of them.
+    pub keeps: Option<u32>,
     pub options: KernelOptions,
 }
 

@@ -62,7 +62,7 @@ mod tests {
         assert!(KernelOptions::parse("units-per-group=0").unwrap_err().contains("1 to 64"));
         assert!(KernelOptions::parse("fast").unwrap_err().contains("unknown kernel option \"fast\""));
         let bits = |options| {
-            Kernel::with_options(Engine::Bits, Shape::CLASSIC, Weights::Fixed, false, 16384, options).unwrap()
+            Kernel::with_options(Engine::Bits, Shape::CLASSIC, Weights::Fixed, false, None, 16384, options).unwrap()
         };
         let varied = bits(KernelOptions::parse("global-totals,units-per-group=1").unwrap());
         assert_eq!((varied.sum_planes, varied.workgroup_totals, varied.per_group), (3, false, 1));
