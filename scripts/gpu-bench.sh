@@ -27,14 +27,15 @@
 #   *.md, *.json     bench tables: benches/data/hardest100.txt and
 #                    examples/hard.txt, all at once and one at a time, on gpu
 #                    (cell and spin moves, and cell moves with --complete
-#                    off) and gpu-bits, with cpu-lanes beside
+#                    off and sampled) and gpu-bits, with cpu-lanes beside
 #   large-boards.md  generated 16×16 and 25×25 boards on each backend (python3)
 #   collections.md   with GPU_BENCH_COLLECTIONS="FILE ..." (larger sets, carried
 #                    along: the fixed public sets are not in the repository):
 #                    each backend at its defaults, gpu with --reduce propagate
 #                    (as before probing, session 39), and gpu at 256 and 512 in
-#                    flight with and without completion (session 55: 512 won
-#                    by 3-9 % with it; the default waits on the plain runs)
+#                    flight with completion from all kept cells, from a sample
+#                    of them, and without (session 55: 512 won by 3-9 % with
+#                    it; the default waits on the plain runs)
 #   variants.txt     each kernel option (KernelOptions) after the kernel that
 #                    runs, at 8,192 replicas (as whole runs keep), in the same call
 #   large-sweep.txt  cells.wgsl on the public 25×25 by replicas in flight (3 to
@@ -97,6 +98,9 @@ run bench.md $bin bench --backend gpu,gpu-bits,cpu-lanes --runs $runs --json "$o
 run bench-spins.md $bin bench --backend gpu --moves spin --runs $runs --json "$out/bench-spins.json" "${sets[@]}"
 # The annealers alone: no grid completed (gpu and cpu-lanes complete them by default on 9×9).
 run bench-plain.md $bin bench --backend gpu,cpu-lanes --complete off --runs $runs --json "$out/bench-plain.json" "${sets[@]}"
+# gpu completing from a sample of a hot chain's kept cells, as cpu-lanes does
+# by default (0.66-0.75 of the work of all of them: BENCHMARKS.md, session 61).
+run bench-sampled.md $bin bench --backend gpu --complete sampled --runs $runs --json "$out/bench-sampled.json" "${sets[@]}"
 # One puzzle at a time: the latency of a single solve.
 run one-at-a-time.md $bin bench --backend gpu,gpu-bits,cpu-lanes --batch 1 --runs $runs --json "$out/one-at-a-time.json" "${sets[@]}"
 run one-at-a-time-spins.md $bin bench --backend gpu --moves spin --batch 1 --runs $runs "${sets[@]}"
@@ -115,10 +119,10 @@ if [ -n "${GPU_BENCH_COLLECTIONS:-}" ]; then
     read -ra collections <<<"$GPU_BENCH_COLLECTIONS"
     run collections.md $bin bench --backend gpu,gpu-bits,cpu-lanes --runs 1 --json "$out/collections.json" "${collections[@]}"
     run collections.md $bin bench --backend gpu --reduce propagate --runs 1 "${collections[@]}"
-    # 256 and 512 in flight, alternated, with and without completion (the
-    # annealer alone: no grid completed).
+    # 256 and 512 in flight, alternated, with completion from all kept
+    # cells, from a sample of them, and without (the annealer alone).
     for pass in 1 2; do
-        for complete in singles off; do
+        for complete in singles sampled off; do
             for batch in 256 512; do
                 run collections.md $bin bench --backend gpu --complete $complete --batch $batch --runs 1 \
                     --json "$out/collections-$complete-$batch-$pass.json" "${collections[@]}"
