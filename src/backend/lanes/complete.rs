@@ -75,32 +75,39 @@ impl CompletionScratch {
     }
 }
 
-/// Keeps at most `keeps` of each lane's kept cells (its nonzero `placed`),
-/// each subset as likely as any other (selection sampling, Knuth's
-/// algorithm S), as the reference does (`cpu/complete.rs`): cell i is kept
-/// where `⌊draws[i] · left / 2¹⁶⌋ < needed`, `left` the lane's kept cells
-/// from i on and `needed` those still to keep. `mul_high`:
+/// At most `keeps` of each lane's kept cells, drawn by `draws` (one per
+/// free cell), each subset as likely as any other (selection sampling,
+/// Knuth's algorithm S), as the reference does (`cpu/complete.rs`): cell i
+/// is kept where `⌊draws[i] · left / 2¹⁶⌋ < needed`, `left` the lane's kept
+/// cells from i on and `needed` those still to keep. `mul_high`:
 /// [`Lanes::mul_high_unsigned`].
-#[inline(always)]
-pub(super) fn sample_kept(
-    placed: &mut [Lanes],
-    keeps: usize,
-    draws: &[Lanes],
-    mul_high: impl Fn(Lanes, Lanes) -> Lanes,
-) {
-    let zero = Lanes::splat(0);
-    let mut left = zero;
-    for &bit in placed.iter() {
-        // Masks are −1 where set: less one for each kept cell.
-        left -= !bit.eq_mask(zero);
-    }
-    let mut needed = left.min(Lanes::splat(keeps as i16));
-    for (bit, &draw) in placed.iter_mut().zip(draws) {
-        let kept = !bit.eq_mask(zero);
-        let keep = kept & needed.gt_mask(mul_high(draw, left));
-        *bit = *bit & keep;
-        needed += keep;
-        left += kept;
+pub(super) struct Sample<'a, M> {
+    pub(super) keeps: usize,
+    pub(super) draws: &'a [Lanes],
+    pub(super) mul_high: M,
+}
+
+impl<M: Fn(Lanes, Lanes) -> Lanes> Sample<'_, M> {
+    /// Clears the bits of the kept cells (the nonzero `placed`) that the
+    /// sample does not keep. A method, not a closure `fill` calls: the
+    /// compiler left such a closure out of line, without the caller's
+    /// AVX2, and it took 5 % of a hardest-class run (BENCHMARKS.md).
+    #[inline(always)]
+    pub(super) fn keep(&self, placed: &mut [Lanes]) {
+        let zero = Lanes::splat(0);
+        let mut left = zero;
+        for &bit in placed.iter() {
+            // Masks are −1 where set: less one for each kept cell.
+            left -= !bit.eq_mask(zero);
+        }
+        let mut needed = left.min(Lanes::splat(self.keeps as i16));
+        for (bit, &draw) in placed.iter_mut().zip(self.draws) {
+            let kept = !bit.eq_mask(zero);
+            let keep = kept & needed.gt_mask((self.mul_high)(draw, left));
+            *bit = *bit & keep;
+            needed += keep;
+            left += kept;
+        }
     }
 }
 
@@ -143,8 +150,8 @@ impl Completion {
 
     /// The lanes whose grids completion fills, and each free cell's digit
     /// bit there (`placed`). `constraints[units[k] & mask]`: the totals.
-    /// `W`: houses a cell. `keep`: what is kept of the kept cells' bits (all
-    /// of them, or a sample: [`sample_kept`]).
+    /// `W`: houses a cell. `sample`: where given, at most so many of the
+    /// kept cells are kept ([`Sample`]).
     #[inline(always)]
     pub(super) fn fill<const W: usize>(
         &self,
@@ -152,7 +159,7 @@ impl Completion {
         choice: &[Lanes],
         constraints: &[Constraint],
         units: &[u16],
-        keep: impl FnOnce(&mut [Lanes]),
+        sample: Option<Sample<'_, impl Fn(Lanes, Lanes) -> Lanes>>,
         scratch: &mut CompletionScratch,
     ) -> Lanes {
         let (zero, one) = (Lanes::splat(0), Lanes::splat(1));
@@ -180,7 +187,9 @@ impl Completion {
             }
             placed[i & cm] = bit.and_not(freed);
         }
-        keep(&mut placed[..cell_houses.len()]);
+        if let Some(sample) = sample {
+            sample.keep(&mut placed[..cell_houses.len()]);
+        }
         for (i, houses_of) in cell_houses.iter().enumerate() {
             // The kept cells lie in houses whose units all hold: no digit
             // is placed twice yet.
@@ -429,13 +438,10 @@ mod tests {
             let draws_of_lanes: Vec<Lanes> =
                 (0..table.len()).map(|i| Lanes(std::array::from_fn(|l| draws[l][i] as i16))).collect();
             let keeps = (round % 3 == 2).then_some(2 + round % 7);
-            let keep = |placed: &mut [Lanes]| {
-                if let Some(keeps) = keeps {
-                    sample_kept(placed, keeps, &draws_of_lanes, Lanes::mul_high_unsigned);
-                }
-            };
+            let sample =
+                keeps.map(|keeps| Sample { keeps, draws: &draws_of_lanes, mul_high: Lanes::mul_high_unsigned });
             let mut scratch = Box::<CompletionScratch>::default();
-            let lanes = completion.fill::<3>(&table, &choice, &constraints, &units, keep, &mut scratch);
+            let lanes = completion.fill::<3>(&table, &choice, &constraints, &units, sample, &mut scratch);
             for (l, lane_choice) in choices.iter().enumerate() {
                 let mut totals = table.fixed_ones.clone();
                 for (i, &c) in lane_choice.iter().enumerate() {
@@ -477,7 +483,7 @@ mod tests {
                 .collect();
             let draws: Vec<Lanes> =
                 (0..CELLS).map(|_| Lanes(std::array::from_fn(|_| random.next_u64() as u16 as i16))).collect();
-            sample_kept(&mut placed, 2, &draws, Lanes::mul_high_unsigned);
+            Sample { keeps: 2, draws: &draws, mul_high: Lanes::mul_high_unsigned }.keep(&mut placed);
             for (l, counts) in counts.iter_mut().enumerate() {
                 let subset = (0..CELLS).filter(|&i| placed[i].0[l] != 0).fold(0u16, |m, i| m | 1 << i);
                 assert_eq!(subset.count_ones(), 2, "lane {l}: {subset:#b}");

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::complete::{sample_kept, Completion, CompletionScratch};
+use super::complete::{Completion, CompletionScratch, Sample};
 use super::vector::{Constraint, Lanes, NibbleTable, Random, LANES as CHAINS_PER_GROUP, QUARTER};
 #[cfg(target_arch = "x86_64")]
 use super::vector::{NibbleRegisters, WideRegisters};
@@ -589,14 +589,9 @@ impl Group {
         if keeps.is_some() {
             self.draw_ahead();
         }
-        let draws = &self.draws;
-        let keep = |placed: &mut [Lanes]| {
-            if let Some(keeps) = keeps {
-                sample_kept(placed, keeps, draws, mul_high);
-            }
-        };
+        let sample = keeps.map(|keeps| Sample { keeps, draws: &self.draws, mul_high });
         let scratch = self.completion_scratch.get_or_insert_with(Box::default);
-        let filled = completion.fill::<W>(table, &self.choice, &self.constraints, units, keep, scratch);
+        let filled = completion.fill::<W>(table, &self.choice, &self.constraints, units, sample, scratch);
         if filled.is_zero() {
             return false;
         }
