@@ -111,6 +111,12 @@ impl<'a> Problem<'a> {
     pub fn heats(&self) -> bool {
         self.table.len() > self.rungs * self.table_len
     }
+
+    /// At most how many of a chain's kept cells a completion keeps: the
+    /// sample size (`Dynamics::keeps`) where the chains heat, else all.
+    pub fn keeps(&self) -> Option<usize> {
+        self.dynamics.keeps().filter(|_| self.heats())
+    }
 }
 
 pub trait Backend {

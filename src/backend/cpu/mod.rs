@@ -161,7 +161,7 @@ impl Backend for CpuBackend {
                 let replicas = indices.map(|r| CellReplica::random(&table, weights, seed, r)).collect();
                 let board = problem.model.geometry();
                 let completion = problem.dynamics.completes_on(board).then(|| Box::new(Completion::new(board, &table)));
-                let keeps = problem.dynamics.keeps().filter(|_| problem.heats());
+                let keeps = problem.keeps();
                 Replicas::Cells { table, replicas, weights, spins: problem.model.len(), completion, keeps }
             }
         };

@@ -245,7 +245,7 @@ impl Backend for LanesBackend {
         // q = exp(−1/T): at h·T, q^(1/h).
         let heat = || Rungs::new(q.iter().map(|&q| q.powf(1.0 / problem.dynamics.heat())));
         let heated = problem.heats().then(heat);
-        let keeps = problem.dynamics.keeps().filter(|_| heated.is_some());
+        let keeps = problem.keeps();
         let groups = (0..self.slots.replicas_per_slot().div_ceil(CHAINS_PER_GROUP))
             .map(|g| {
                 let group = Group::random(&table, &units, weights, stream_key(problem.seed, g as u32), rungs);
