@@ -277,7 +277,10 @@ impl Completion {
     ) -> Ended<N> {
         let (zero, one) = (Lanes::splat(0), Lanes::splat(1));
         let Passes { held, once, twice, placed, open } = scratch;
-        let (hm, cm) = (HOUSES - 1, CELLS - 1);
+        let hm = HOUSES - 1;
+        // The cells' vectors walked beside their houses, not indexed.
+        let cells = cell_houses.len();
+        let (placed, open) = (&mut placed[..cells], &mut open[..cells]);
         loop {
             if few(failed) {
                 return Ended::Few(failed);
@@ -285,23 +288,28 @@ impl Completion {
             // Naked singles, each placed at once: an open cell's digits not
             // held in its houses.
             let (mut unfilled, mut empty, mut progress) = (zero, zero, zero);
-            for (i, houses_of) in cell_houses.iter().enumerate() {
+            let naked = cell_houses.iter().zip(&self.cell_digits).zip(placed.iter_mut()).zip(open.iter_mut());
+            for (((houses_of, &cell_digits), placed), open) in naked {
+                // Each house's index masked once and kept for the updates
+                // below: read and masked at each use, and each cell's vectors
+                // found by index, a hardest run took 1.07 times the
+                // instructions (BENCHMARKS.md).
+                let houses_of = houses_of.map(|u| u as usize & hm);
                 let mut taken = zero;
-                for &u in houses_of {
-                    taken = taken | held[u as usize & hm];
+                for &u in &houses_of {
+                    taken = taken | held[u];
                 }
-                let is_open = placed[i & cm].eq_mask(zero);
-                let digits = Lanes::splat(self.cell_digits[i]).and_not(taken) & is_open;
+                let is_open = placed.eq_mask(zero);
+                let digits = Lanes::splat(cell_digits).and_not(taken) & is_open;
                 empty = empty | (is_open & digits.eq_mask(zero));
                 let single = digits & (digits & (digits - one)).eq_mask(zero);
-                for &u in houses_of {
-                    let u = u as usize & hm;
+                for &u in &houses_of {
                     held[u] = held[u] | single;
                 }
-                placed[i & cm] = placed[i & cm] | single;
+                *placed = *placed | single;
                 progress = progress | single;
                 let still_open = digits.and_not(!single.eq_mask(zero));
-                open[i & cm] = still_open;
+                *open = still_open;
                 unfilled = unfilled | still_open;
             }
             failed = failed | empty;
@@ -314,8 +322,7 @@ impl Completion {
                 *once = zero;
                 *twice = zero;
             }
-            for (i, houses_of) in cell_houses.iter().enumerate() {
-                let digits = open[i & cm];
+            for (houses_of, &digits) in cell_houses.iter().zip(open.iter()) {
                 for &u in houses_of {
                     let u = u as usize & hm;
                     twice[u] = twice[u] | (once[u] & digits);
@@ -331,19 +338,19 @@ impl Completion {
             }
             // A cell given two digits, or a digit twice in a house, fails its lane.
             let (mut several, mut clash) = (zero, zero);
-            for (i, houses_of) in cell_houses.iter().enumerate() {
+            for ((houses_of, &open), placed) in cell_houses.iter().zip(open.iter()).zip(placed.iter_mut()) {
+                let houses_of = houses_of.map(|u| u as usize & hm);
                 let mut hidden = zero;
-                for &u in houses_of {
-                    hidden = hidden | once[u as usize & hm];
+                for &u in &houses_of {
+                    hidden = hidden | once[u];
                 }
-                let new = open[i & cm] & hidden;
+                let new = open & hidden;
                 several = several | (new & (new - one));
-                for &u in houses_of {
-                    let u = u as usize & hm;
+                for &u in &houses_of {
                     clash = clash | (held[u] & new);
                     held[u] = held[u] | new;
                 }
-                placed[i & cm] = placed[i & cm] | new;
+                *placed = *placed | new;
                 progress = progress | new;
             }
             failed = failed | !(lost | several | clash).eq_mask(zero);
