@@ -338,13 +338,13 @@ impl Completion {
             }
             // A cell given two digits, or a digit twice in a house, fails its lane.
             let (mut several, mut clash) = (zero, zero);
-            for ((houses_of, &open), placed) in cell_houses.iter().zip(open.iter()).zip(placed.iter_mut()) {
+            for ((houses_of, &digits), placed) in cell_houses.iter().zip(open.iter()).zip(placed.iter_mut()) {
                 let houses_of = houses_of.map(|u| u as usize & hm);
                 let mut hidden = zero;
                 for &u in &houses_of {
                     hidden = hidden | once[u];
                 }
-                let new = open & hidden;
+                let new = digits & hidden;
                 several = several | (new & (new - one));
                 for &u in &houses_of {
                     clash = clash | (held[u] & new);
