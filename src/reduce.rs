@@ -29,8 +29,10 @@ pub enum Reduce {
     /// 64 candidates in a row hold; a placement after which singles fill
     /// the grid ends it with that solution. Before the anneal, probing is
     /// brief (a pass gives up after 8 candidates in a row hold: it decides
-    /// many 17-clue puzzles); a puzzle the anneal has not solved in 10 sweeps
-    /// is probed in full. Probing in full comes before the anneal, instead
+    /// many 17-clue puzzles), and none on boards of more than 128 cells
+    /// (16×16 and up, whose trials cost ten times more); a puzzle the anneal
+    /// has not solved in 10 sweeps (100 on those boards) is probed in full.
+    /// Probing in full comes before the anneal, instead
     /// of the brief probing, where its first round would reach it (as
     /// `gpu`'s 20 sweeps do) or where more than a quarter of the spins are
     /// free after singles (which the anneal seldom solves in 10 sweeps). It
@@ -38,7 +40,8 @@ pub enum Reduce {
     /// solution), and where it does not decide a puzzle after 10 sweeps the
     /// anneal goes on as it was, so puzzles the anneal finds easy pay only
     /// for the brief probing (BENCHMARKS.md). `export` writes the model
-    /// annealed: briefly probed, or probed in full where many spins are free.
+    /// annealed: briefly probed, or probed in full where many spins are free,
+    /// or on boards above 128 cells propagated only.
     #[default]
     Probe,
 }
@@ -86,7 +89,7 @@ pub fn check_clues(grid: &Grid) -> Result<(), PuzzleError> {
 /// Reduces a puzzle. Fails when two clues conflict (as [`check_clues`]
 /// says) or when reduction proves there is no solution.
 pub fn reduce(grid: &Grid, mode: Reduce) -> Result<Candidates, PuzzleError> {
-    reduce_probing(grid, mode, |_| FULL_PROBING).map(|(candidates, _)| candidates)
+    reduce_probing(grid, mode, |_| Some(FULL_PROBING)).map(|(candidates, _)| candidates)
 }
 
 /// The reduction a puzzle has before its anneal starts, and whether it
@@ -103,21 +106,28 @@ pub fn reduce_before_annealing(grid: &Grid, mode: Reduce, in_full: bool) -> Resu
     reduce_probing(grid, mode, |free_spins| probing_before_annealing(grid.geometry(), free_spins, in_full))
 }
 
-/// The probing of [`reduce_before_annealing`], `free_spins` left by singles.
-fn probing_before_annealing(geometry: &Geometry, free_spins: usize, in_full: bool) -> Probing {
+/// The probing of [`reduce_before_annealing`], `free_spins` left by singles:
+/// none where it is not in full on a board of more than 128 cells, whose
+/// trials run on lists of cells at some ten times the cost of bit sets'. Brief
+/// probing there cost generated 16×16 puzzles 6–10 % of their instructions
+/// (45 % of easy ones' at half their cells given), which the anneal solves
+/// in tens of sweeps, and changed nothing on 25×25 (BENCHMARKS.md,
+/// session 63); probing in full still comes after `probe_after_sweeps`.
+fn probing_before_annealing(geometry: &Geometry, free_spins: usize, in_full: bool) -> Option<Probing> {
     let many_free = geometry.cell_sets.is_some() && free_spins > geometry.n.pow(3) / 4;
-    match in_full || many_free {
-        true => FULL_PROBING,
-        false => BRIEF_PROBING,
+    match (in_full || many_free, geometry.cell_sets.is_some()) {
+        (true, _) => Some(FULL_PROBING),
+        (false, true) => Some(BRIEF_PROBING),
+        (false, false) => None,
     }
 }
 
 /// [`reduce`], probing as `probing` says for the count of spins free
-/// after singles; and whether that was probing in full.
+/// after singles (`None`: not at all); and whether that was probing in full.
 fn reduce_probing(
     grid: &Grid,
     mode: Reduce,
-    probing: impl Fn(usize) -> Probing,
+    probing: impl Fn(usize) -> Option<Probing>,
 ) -> Result<(Candidates, bool), PuzzleError> {
     let geometry = grid.geometry();
     // The fast path gives up on any contradiction, clues that conflict
@@ -135,7 +145,7 @@ fn reduce_probing(
 fn reduce_by_units(
     grid: &Grid,
     mode: Reduce,
-    probing: impl Fn(usize) -> Probing,
+    probing: impl Fn(usize) -> Option<Probing>,
 ) -> Result<(Candidates, bool), PuzzleError> {
     let geometry = grid.geometry();
     check_clues(grid)?;
@@ -165,8 +175,10 @@ fn reduce_by_units(
     let mut in_full = false;
     if mode == Reduce::Probe && !candidates.fixed.is_complete() {
         let probing = probing(candidates.masks.iter().map(|mask| mask.count_ones() as usize).sum());
-        in_full = probing == FULL_PROBING;
-        probe(&mut candidates, probing)?;
+        in_full = probing == Some(FULL_PROBING);
+        if let Some(probing) = probing {
+            probe(&mut candidates, probing)?;
+        }
     }
     if candidates.fixed.is_complete() {
         candidates.masks = Vec::new();
@@ -422,7 +434,7 @@ fn reduce_on_boards(
     grid: &Grid,
     sets: &CellSets,
     mode: Reduce,
-    probing: impl Fn(usize) -> Probing,
+    probing: impl Fn(usize) -> Option<Probing>,
 ) -> Option<(Candidates, bool)> {
     let n = grid.shape.n;
     let by_digit = CellSets::cells_by_digit(&grid.cells, n);
@@ -446,9 +458,11 @@ fn reduce_on_boards(
     if mode == Reduce::Probe && boards.free != 0 {
         let free_spins = boards.may[..n].iter().map(|may| (may & boards.free).count_ones() as usize).sum();
         let probing = probing(free_spins);
-        in_full = probing == FULL_PROBING;
+        in_full = probing == Some(FULL_PROBING);
         // Each pass applies singles after every removal: none are left after it.
-        while boards.free != 0 && boards.probe(probing)? {}
+        if let Some(probing) = probing {
+            while boards.free != 0 && boards.probe(probing)? {}
+        }
     }
     let mut masks = match boards.free {
         0 => Vec::new(),
@@ -677,6 +691,27 @@ mod tests {
         assert!(!boards.place(1 << 1 | 1 << 3, 1));
     }
 
+    /// A generated 16×16 puzzle (half its cells given) that brief probing
+    /// decides and singles do not: a board of more than 128 cells is not
+    /// probed before the anneal unless in full, which decides it.
+    #[test]
+    fn boards_above_128_cells_are_probed_before_the_anneal_only_in_full() {
+        let text = [
+            "..8.A.C37..4.DG5..76E..5.29.A....G.D2B.83.C......1....6.5E.....8",
+            "B9......F.5.G.DE1.A7.6.F.G.DB3.2G..8B932A.7.4...46.5GD.E.B3..7CA",
+            "....5E.6D8B23..9.E...2BD....7.F.82DB.......F...6..9.7...65GE..2.",
+            "..B.C.F....5D.8.C7..65.4GD289A3..8.293..1..76.5.6.4.D8..B.A..F71",
+        ]
+        .concat();
+        let grid = crate::puzzle::parse_grid(text.as_bytes(), Variant::Standard).unwrap();
+        let singles = reduce(&grid, Reduce::Propagate).unwrap();
+        assert!(!singles.fixed.is_complete(), "singles decide it");
+        let (before, in_full) = reduce_before_annealing(&grid, Reduce::Probe, false).unwrap();
+        assert_eq!((before, in_full), (singles, false));
+        let (probed, in_full) = reduce_before_annealing(&grid, Reduce::Probe, true).unwrap();
+        assert!(probed.fixed.is_complete() && in_full, "probing in full decides it");
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
@@ -704,9 +739,9 @@ mod tests {
                 // Before annealing: brief or in full by the spins free after
                 // singles, which both paths count.
                 let probing = |free_spins| match how {
-                    "briefly" => BRIEF_PROBING,
+                    "briefly" => Some(BRIEF_PROBING),
                     "before annealing" => probing_before_annealing(geometry, free_spins, false),
-                    _ => FULL_PROBING,
+                    _ => Some(FULL_PROBING),
                 };
                 let fast = reduce_on_boards(&grid, sets, mode, probing);
                 let general = reduce_by_units(&grid, mode, probing);

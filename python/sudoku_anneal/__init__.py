@@ -110,8 +110,8 @@ def to_bqm(puzzle: str, reduce: str = "propagate", variant: str = "standard"):
     into biases and offset: the energy is 0 exactly at a solution and above 0
     elsewhere. ``reduce`` is "none", "clues", "propagate" (the default) or
     "probe" (``solve``'s default: the model it anneals, probed briefly, or in
-    full where over a quarter of the spins are free after singles; it may
-    have no variables left);
+    full where over a quarter of the spins are free after singles, or on
+    boards of more than 128 cells propagated only; it may have no variables left);
     ``variant`` "standard", "x" or "latin".
     """
     dimod = _dimod()
