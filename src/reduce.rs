@@ -32,8 +32,8 @@ pub enum Reduce {
     /// many 17-clue puzzles), and none on boards of more than 128 cells
     /// (16×16 and up, whose trials cost ten times more); a puzzle the anneal
     /// has not solved in 10 sweeps (100 on those boards) is probed in full.
-    /// Probing in full comes before the anneal, instead
-    /// of the brief probing, where its first round would reach it (as
+    /// Probing in full comes before the anneal, instead of the brief
+    /// probing, where its first round would reach it (as
     /// `gpu`'s 20 sweeps do) or where more than a quarter of the spins are
     /// free after singles (which the anneal seldom solves in 10 sweeps). It
     /// solves most magictour puzzles outright (or proves there is no
@@ -114,12 +114,11 @@ pub fn reduce_before_annealing(grid: &Grid, mode: Reduce, in_full: bool) -> Resu
 /// in tens of sweeps, and changed nothing on 25×25 (BENCHMARKS.md,
 /// session 63); probing in full still comes after `probe_after_sweeps`.
 fn probing_before_annealing(geometry: &Geometry, free_spins: usize, in_full: bool) -> Option<Probing> {
-    let many_free = geometry.cell_sets.is_some() && free_spins > geometry.n.pow(3) / 4;
-    match (in_full || many_free, geometry.cell_sets.is_some()) {
-        (true, _) => Some(FULL_PROBING),
-        (false, true) => Some(BRIEF_PROBING),
-        (false, false) => None,
+    if geometry.cell_sets.is_none() {
+        return in_full.then_some(FULL_PROBING);
     }
+    let many_free = free_spins > geometry.n.pow(3) / 4;
+    Some(if in_full || many_free { FULL_PROBING } else { BRIEF_PROBING })
 }
 
 /// [`reduce`], probing as `probing` says for the count of spins free
