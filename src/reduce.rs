@@ -30,7 +30,7 @@ pub enum Reduce {
     /// the grid ends it with that solution. Before the anneal, probing is
     /// brief (a pass gives up after 8 candidates in a row hold: it decides
     /// many 17-clue puzzles), and none on boards of more than 128 cells
-    /// (16×16 and up, whose trials cost ten times more); a puzzle the anneal
+    /// (16×16 and up, which the anneal solves in tens of sweeps); a puzzle the anneal
     /// has not solved in 10 sweeps (100 on those boards) is probed in full.
     /// Probing in full comes before the anneal, instead of the brief
     /// probing, where its first round would reach it (as
@@ -107,12 +107,13 @@ pub fn reduce_before_annealing(grid: &Grid, mode: Reduce, in_full: bool) -> Resu
 }
 
 /// The probing of [`reduce_before_annealing`], `free_spins` left by singles:
-/// none where it is not in full on a board of more than 128 cells, whose
-/// trials run on lists of cells at some ten times the cost of bit sets'. Brief
-/// probing there cost generated 16×16 puzzles 6–10 % of their instructions
-/// (45 % of easy ones' at half their cells given), which the anneal solves
-/// in tens of sweeps, and changed nothing on 25×25 (BENCHMARKS.md,
-/// session 63); probing in full still comes after `probe_after_sweeps`.
+/// none where it is not in full on a board of more than 128 cells. The
+/// anneal solves generated 16×16 puzzles in tens of sweeps, and brief
+/// probing before it cost them 6–10 % of their instructions on lists of
+/// cells (45 % of easy ones' at half their cells given; BENCHMARKS.md,
+/// session 63), and still 2–4 % (17 %) with places counted as they go
+/// (session 64); it changed nothing on 25×25. Probing in full still comes
+/// after `probe_after_sweeps`.
 fn probing_before_annealing(geometry: &Geometry, free_spins: usize, in_full: bool) -> Option<Probing> {
     if geometry.cell_sets.is_none() {
         return in_full.then_some(FULL_PROBING);
@@ -168,16 +169,19 @@ fn reduce_by_units(
         }
         candidates.masks[cell] = mask;
     }
-    if matches!(mode, Reduce::Propagate | Reduce::Probe) {
-        propagate(&mut candidates)?;
-    }
     let mut in_full = false;
-    if mode == Reduce::Probe && !candidates.fixed.is_complete() {
-        let probing = probing(candidates.masks.iter().map(|mask| mask.count_ones() as usize).sum());
-        in_full = probing == Some(FULL_PROBING);
-        if let Some(probing) = probing {
-            probe(&mut candidates, probing)?;
+    if matches!(mode, Reduce::Propagate | Reduce::Probe) {
+        let mut singles = Singles::new(candidates, geometry)?;
+        singles.propagate()?;
+        if mode == Reduce::Probe && !singles.candidates.fixed.is_complete() {
+            let masks = &singles.candidates.masks;
+            let probing = probing(masks.iter().map(|mask| mask.count_ones() as usize).sum());
+            in_full = probing == Some(FULL_PROBING);
+            if let Some(probing) = probing {
+                probe(&mut singles, probing)?;
+            }
         }
+        candidates = singles.candidates;
     }
     if candidates.fixed.is_complete() {
         candidates.masks = Vec::new();
@@ -482,121 +486,239 @@ fn no_candidate(grid: &Grid, cell: usize) -> PuzzleError {
     PuzzleError::NoSolution(format!("{} has no candidate", grid.geometry().cell_name(cell)))
 }
 
-/// Fixes `cell` to `digit` and removes the digit from its peers; a peer
-/// left with one candidate joins `singles`.
-fn place(
-    candidates: &mut Candidates,
-    geometry: &Geometry,
-    cell: usize,
-    digit: usize,
-    singles: &mut Vec<usize>,
-) -> Result<(), PuzzleError> {
-    candidates.fixed.cells[cell] = digit as u8 + 1;
-    candidates.masks[cell] = 0;
-    let bit = 1 << digit;
-    for &peer in &geometry.peers[cell] {
-        let mask = candidates.masks[peer];
-        if mask & bit != 0 {
-            candidates.masks[peer] = mask & !bit;
-            match (mask & !bit).count_ones() {
-                0 => return Err(no_candidate(&candidates.fixed, peer)),
-                1 => singles.push(peer),
-                _ => {}
-            }
-        } else if candidates.fixed.cells[peer] as usize == digit + 1 {
-            return Err(PuzzleError::NoSolution(format!(
-                "{} and {} both need digit {}",
-                geometry.cell_name(cell),
-                geometry.cell_name(peer),
-                symbol(digit + 1)
-            )));
+/// A unit × digit's count of places once a cell of the unit holds the digit.
+const HELD: u8 = u8::MAX;
+
+/// Each byte to eight bytes, byte i holding its bit i.
+const SPREAD: [u64; 256] = {
+    let mut spread = [0; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            spread[byte] |= ((byte as u64 >> bit) & 1) << (8 * bit);
+            bit += 1;
         }
+        byte += 1;
     }
-    Ok(())
+    spread
+};
+
+/// Candidates under singles, on lists of cells (any board). Per unit and
+/// digit it keeps the count of the unit's free cells the digit may go in,
+/// as digits are removed: a hidden single is found where a count falls to
+/// one, instead of by a pass over every unit each time the naked singles
+/// run out (on 25×25 boards such passes were four fifths of probing's
+/// cost, BENCHMARKS.md, session 64).
+struct Singles<'g> {
+    geometry: &'g Geometry,
+    candidates: Candidates,
+    /// At `unit * n + digit`: the free cells of the unit the digit may go
+    /// in, or [`HELD`].
+    places: Vec<u8>,
+    /// Free cells left one candidate, and unit × digits left one place:
+    /// singles waiting to be placed (some of them placed meanwhile).
+    naked: Vec<usize>,
+    hidden: Vec<usize>,
 }
 
-/// Naked singles (a cell with one candidate) and hidden singles (a digit
-/// with one place in a unit) until neither applies. The fixed point does
-/// not depend on the order, so a queue of naked singles serves, with a
-/// pass over the units whenever it runs empty.
-fn propagate(candidates: &mut Candidates) -> Result<(), PuzzleError> {
-    let geometry = candidates.fixed.geometry();
-    let all = (1u32 << geometry.n) - 1;
-    let mut singles: Vec<usize> = (0..geometry.cells).filter(|&c| candidates.masks[c].count_ones() == 1).collect();
-    loop {
-        while let Some(cell) = singles.pop() {
-            // A hidden single may have fixed it since it joined.
-            if candidates.fixed.cells[cell] == 0 {
-                place(candidates, geometry, cell, candidates.masks[cell].trailing_zeros() as usize, &mut singles)?;
-            }
+impl Clone for Singles<'_> {
+    fn clone(&self) -> Self {
+        Singles {
+            geometry: self.geometry,
+            candidates: self.candidates.clone(),
+            places: self.places.clone(),
+            naked: self.naked.clone(),
+            hidden: self.hidden.clone(),
         }
-        let mut placed_any = false;
+    }
+
+    /// Field by field, so that a probing trial reuses its buffers.
+    fn clone_from(&mut self, source: &Self) {
+        self.geometry = source.geometry;
+        self.candidates.fixed.cells.clone_from(&source.candidates.fixed.cells);
+        self.candidates.masks.clone_from(&source.candidates.masks);
+        self.places.clone_from(&source.places);
+        self.naked.clone_from(&source.naked);
+        self.hidden.clone_from(&source.hidden);
+    }
+}
+
+impl<'g> Singles<'g> {
+    /// Counts each unit's places of each digit; the singles among them wait
+    /// to be placed. Fails where a digit has no place in a unit.
+    fn new(candidates: Candidates, geometry: &'g Geometry) -> Result<Singles<'g>, PuzzleError> {
+        let n = geometry.n;
+        let all = (1u32 << n) - 1;
+        let mut places = vec![0; geometry.unit_cells.len() * n];
+        let mut hidden = Vec::new();
         for (unit, cells) in geometry.unit_cells.iter().enumerate() {
-            // Digits possible in one free cell of the unit, in two or more,
-            // and placed (a fixed cell's mask is empty).
-            let (mut once, mut twice, mut placed) = (0u32, 0u32, 0u32);
+            // Byte d of the sums counts digit d's places: each cell's
+            // candidates spread a byte to a bit, eight digits a word,
+            // without a branch (a loop over each cell's candidates
+            // mispredicted its exit some 900 times an easy 16×16 puzzle).
+            let (mut sums, mut held) = ([0u64; 4], 0u32);
             for &cell in cells {
+                held |= (1 << candidates.fixed.cells[cell]) >> 1;
+                // A fixed cell's mask is empty, and a held digit no free cell's candidate.
                 let mask = candidates.masks[cell];
-                twice |= once & mask;
-                once |= mask;
-                placed |= (1 << candidates.fixed.cells[cell]) >> 1;
+                for (k, sum) in sums.iter_mut().enumerate() {
+                    *sum += SPREAD[(mask >> (8 * k)) as usize & 0xFF];
+                }
             }
-            let nowhere = all & !(once | placed);
+            let counts: [u8; 32] = bytemuck::cast(sums.map(u64::to_le));
+            let (mut none, mut once) = (0u32, 0u32);
+            for (digit, places) in places[unit * n..][..n].iter_mut().enumerate() {
+                // A held digit counts no place: HELD by an or.
+                *places = counts[digit] | 0u8.wrapping_sub((held >> digit & 1) as u8);
+                none |= u32::from(counts[digit] == 0) << digit;
+                once |= u32::from(counts[digit] == 1) << digit;
+            }
+            let (nowhere, mut once) = (none & !held & all, once & !held);
             if nowhere != 0 {
                 return Err(no_place(geometry, nowhere.trailing_zeros() as usize, unit));
             }
-            let mut hidden = once & !twice & !placed;
-            while hidden != 0 {
-                let digit = hidden.trailing_zeros() as usize;
-                hidden &= hidden - 1;
-                // None: an earlier single of this unit took the one cell this digit had.
-                let cell = cells.iter().find(|&&c| candidates.is_possible(c, digit));
-                let &cell = cell.ok_or_else(|| no_place(geometry, digit, unit))?;
-                place(candidates, geometry, cell, digit, &mut singles)?;
-                placed_any = true;
+            while once != 0 {
+                hidden.push(unit * n + once.trailing_zeros() as usize);
+                once &= once - 1;
             }
         }
-        if !placed_any && singles.is_empty() {
-            return Ok(());
+        let naked = (0..geometry.cells).filter(|&cell| candidates.masks[cell].count_ones() == 1).collect();
+        Ok(Singles { geometry, candidates, places, naked, hidden })
+    }
+
+    /// Naked singles (a cell with one candidate) and hidden singles (a digit
+    /// with one place in a unit) until neither applies: the fixed point does
+    /// not depend on the order.
+    fn propagate(&mut self) -> Result<(), PuzzleError> {
+        let n = self.geometry.n;
+        loop {
+            if let Some(cell) = self.naked.pop() {
+                // A single placed since it joined may have fixed it.
+                if self.candidates.fixed.cells[cell] == 0 {
+                    self.place(cell, self.candidates.masks[cell].trailing_zeros() as usize)?;
+                }
+            } else if let Some(key) = self.hidden.pop() {
+                // A count at one falls to zero only in an error, so the
+                // digit is held or has one place.
+                if self.places[key] == HELD {
+                    continue;
+                }
+                let (unit, digit) = (key / n, key % n);
+                let cell = self.geometry.unit_cells[unit].iter().find(|&&c| self.candidates.is_possible(c, digit));
+                let &cell = cell.ok_or_else(|| no_place(self.geometry, digit, unit))?;
+                self.place(cell, digit)?;
+            } else {
+                return Ok(());
+            }
         }
+    }
+
+    /// Fixes `cell` to `digit`: its units hold the digit, its other digits
+    /// lose a place there, and its peers lose the digit.
+    fn place(&mut self, cell: usize, digit: usize) -> Result<(), PuzzleError> {
+        let (geometry, n) = (self.geometry, self.geometry.n);
+        let others = self.candidates.masks[cell] & !(1 << digit);
+        self.candidates.fixed.cells[cell] = digit as u8 + 1;
+        self.candidates.masks[cell] = 0;
+        for &unit in &geometry.cell_units[cell] {
+            if self.places[unit * n + digit] == HELD {
+                let cells = &geometry.unit_cells[unit];
+                let peer = cells.iter().find(|&&c| c != cell && self.candidates.fixed.cells[c] as usize == digit + 1);
+                return Err(PuzzleError::NoSolution(format!(
+                    "{} and {} both need digit {}",
+                    geometry.cell_name(cell),
+                    geometry.cell_name(*peer.expect("a held digit has its cell")),
+                    symbol(digit + 1)
+                )));
+            }
+            self.places[unit * n + digit] = HELD;
+        }
+        // Digit by digit, the units inside: a loop over the digits inside
+        // the units mispredicted its exit once a unit.
+        let mut rest = others;
+        while rest != 0 {
+            for &unit in &geometry.cell_units[cell] {
+                self.lose_place(unit, rest.trailing_zeros() as usize)?;
+            }
+            rest &= rest - 1;
+        }
+        for &peer in &geometry.peers[cell] {
+            if self.candidates.is_possible(peer, digit) {
+                self.remove(peer, digit)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes `digit` from the free `cell`'s candidates.
+    fn remove(&mut self, cell: usize, digit: usize) -> Result<(), PuzzleError> {
+        let mask = self.candidates.masks[cell] & !(1 << digit);
+        self.candidates.masks[cell] = mask;
+        // One branch, seldom taken, where a match on the count mispredicted.
+        if mask & mask.wrapping_sub(1) == 0 {
+            if mask == 0 {
+                return Err(no_candidate(&self.candidates.fixed, cell));
+            }
+            self.naked.push(cell);
+        }
+        for &unit in &self.geometry.cell_units[cell] {
+            self.lose_place(unit, digit)?;
+        }
+        Ok(())
+    }
+
+    /// One place fewer for `digit` in `unit`, unless the unit holds it.
+    fn lose_place(&mut self, unit: usize, digit: usize) -> Result<(), PuzzleError> {
+        let key = unit * self.geometry.n + digit;
+        let places = self.places[key];
+        // A held digit stays held without a branch: whether a peer's unit
+        // is one of the placed cell's, which hold the digit, is unpredictable.
+        self.places[key] = places - u8::from(places != HELD);
+        if places <= 2 {
+            if places == 1 {
+                return Err(no_place(self.geometry, digit, unit));
+            }
+            self.hidden.push(key);
+        }
+        Ok(())
     }
 }
 
 /// Failed-literal probing: passes of [`probe_pass`] (which propagates
 /// after each removal) until one removes nothing.
-fn probe(candidates: &mut Candidates, probing: Probing) -> Result<(), PuzzleError> {
-    let geometry = candidates.fixed.geometry();
-    while probe_pass(candidates, geometry, probing)? {}
+fn probe(singles: &mut Singles, probing: Probing) -> Result<(), PuzzleError> {
+    while probe_pass(singles, probing)? {}
     Ok(())
 }
 
 /// One pass of [`probe`]: removes each candidate whose placement leads
-/// [`propagate`] to a contradiction, and propagates at once, giving up
-/// after `probing.patience` in a row held, or ends with a placement that
-/// fills the grid; in the fast path's order, so that it gives up where that
+/// singles to a contradiction, and propagates at once, giving up after
+/// `probing.patience` in a row held, or ends with a placement that fills
+/// the grid; in the fast path's order, so that it gives up where that
 /// does. Whether it changed any.
-fn probe_pass(candidates: &mut Candidates, geometry: &Geometry, probing: Probing) -> Result<bool, PuzzleError> {
+fn probe_pass(singles: &mut Singles, probing: Probing) -> Result<bool, PuzzleError> {
+    let geometry = singles.geometry;
     let (mut removed, mut held) = (false, 0);
     // The free cells in classes, each tried digit by digit: by their count of
     // candidates as the pass starts, fewest first, or all in one class;
     // cells in order within a class.
+    let masks = &singles.candidates.masks;
     let class_of = |mask: u32| if probing.fewest_first { mask.count_ones() } else { 0 };
     let mut cells: Vec<(u32, usize)> =
-        (0..geometry.cells).filter(|&c| candidates.masks[c] != 0).map(|c| (class_of(candidates.masks[c]), c)).collect();
+        (0..geometry.cells).filter(|&c| masks[c] != 0).map(|c| (class_of(masks[c]), c)).collect();
     cells.sort_unstable();
+    let mut trial = singles.clone();
     for class in cells.chunk_by(|a, b| a.0 == b.0) {
         for digit in 0..geometry.n {
             for &(_, cell) in class {
-                if !candidates.is_possible(cell, digit) {
+                if !singles.candidates.is_possible(cell, digit) {
                     continue;
                 }
-                let mut trial = candidates.clone();
-                if place(&mut trial, geometry, cell, digit, &mut Vec::new())
-                    .and_then(|()| propagate(&mut trial))
-                    .is_ok()
-                {
-                    if trial.fixed.is_complete() {
-                        *candidates = trial;
+                trial.clone_from(singles);
+                if trial.place(cell, digit).and_then(|()| trial.propagate()).is_ok() {
+                    if trial.candidates.fixed.is_complete() {
+                        *singles = trial;
                         return Ok(true);
                     }
                     held += 1;
@@ -606,13 +728,10 @@ fn probe_pass(candidates: &mut Candidates, geometry: &Geometry, probing: Probing
                     continue;
                 }
                 held = 0;
-                candidates.masks[cell] &= !(1 << digit);
                 removed = true;
-                if candidates.masks[cell] == 0 {
-                    return Err(no_candidate(&candidates.fixed, cell));
-                }
-                propagate(candidates)?;
-                if candidates.fixed.is_complete() {
+                singles.remove(cell, digit)?;
+                singles.propagate()?;
+                if singles.candidates.fixed.is_complete() {
                     return Ok(true);
                 }
             }
@@ -709,6 +828,50 @@ mod tests {
         assert_eq!((before, in_full), (singles, false));
         let (probed, in_full) = reduce_before_annealing(&grid, Reduce::Probe, true).unwrap();
         assert!(probed.fixed.is_complete() && in_full, "probing in full decides it");
+    }
+
+    /// Boards too large for bit sets, which only the general path reduces.
+    const LARGE_SHAPES: [(usize, Variant); 4] =
+        [(16, Variant::Standard), (16, Variant::X), (12, Variant::Latin), (25, Variant::Standard)];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// On boards of more than 128 cells, singles keep every digit of the
+        /// solved grid a puzzle was cut from and stop where none applies
+        /// (counted afresh: the places kept as digits go must agree), and
+        /// probing keeps them too or ends with a solution.
+        #[test]
+        fn reduction_on_lists_is_sound_and_leaves_no_single(
+            shape in 0..LARGE_SHAPES.len(),
+            seed in any::<u64>(),
+            keep in 0u8..=255,
+        ) {
+            let (n, variant) = LARGE_SHAPES[shape];
+            let (grid, solved) = puzzle(Shape { n, variant }, seed, keep, None);
+            let geometry = grid.geometry();
+            let keeps_solved = |reduced: &Candidates| (0..grid.cells.len()).all(|c| match reduced.fixed.cells[c] {
+                0 => reduced.is_possible(c, solved.cells[c] as usize - 1),
+                digit => digit == solved.cells[c],
+            });
+            let (singles, _) = reduce_by_units(&grid, Reduce::Propagate, |_| None).expect("it has a solution");
+            prop_assert!(keeps_solved(&singles), "singles removed a digit of {}", solved);
+            if !singles.fixed.is_complete() {
+                prop_assert!(singles.masks.iter().all(|mask| mask.count_ones() != 1), "a naked single is left");
+                for (unit, cells) in geometry.unit_cells.iter().enumerate() {
+                    for digit in 0..n {
+                        let held = cells.iter().any(|&c| usize::from(singles.fixed.cells[c]) == digit + 1);
+                        let places = cells.iter().filter(|&&c| singles.is_possible(c, digit)).count();
+                        prop_assert!(held || places >= 2, "digit {} has {} places in unit {}", digit + 1, places, unit);
+                    }
+                }
+            }
+            let (probed, _) = reduce_by_units(&grid, Reduce::Probe, |_| Some(FULL_PROBING)).expect("it has a solution");
+            match probed.fixed.is_complete() {
+                true => prop_assert!(crate::decode::verify(&grid, &probed.fixed).is_ok()),
+                false => prop_assert!(keeps_solved(&probed), "probing removed a digit of {}", solved),
+            }
+        }
     }
 
     proptest! {
