@@ -830,6 +830,14 @@ mod tests {
         assert!(probed.fixed.is_complete() && in_full, "probing in full decides it");
     }
 
+    /// Whether `reduced` keeps every digit of `solved`, fixed or possible.
+    fn keeps(reduced: &Candidates, solved: &Grid) -> bool {
+        (0..solved.cells.len()).all(|c| match reduced.fixed.cells[c] {
+            0 => reduced.is_possible(c, solved.cells[c] as usize - 1),
+            digit => digit == solved.cells[c],
+        })
+    }
+
     /// Boards too large for bit sets, which only the general path reduces.
     const LARGE_SHAPES: [(usize, Variant); 4] =
         [(16, Variant::Standard), (16, Variant::X), (12, Variant::Latin), (25, Variant::Standard)];
@@ -850,12 +858,8 @@ mod tests {
             let (n, variant) = LARGE_SHAPES[shape];
             let (grid, solved) = puzzle(Shape { n, variant }, seed, keep, None);
             let geometry = grid.geometry();
-            let keeps_solved = |reduced: &Candidates| (0..grid.cells.len()).all(|c| match reduced.fixed.cells[c] {
-                0 => reduced.is_possible(c, solved.cells[c] as usize - 1),
-                digit => digit == solved.cells[c],
-            });
             let (singles, _) = reduce_by_units(&grid, Reduce::Propagate, |_| None).expect("it has a solution");
-            prop_assert!(keeps_solved(&singles), "singles removed a digit of {}", solved);
+            prop_assert!(keeps(&singles, &solved), "singles removed a digit of {}", solved);
             if !singles.fixed.is_complete() {
                 prop_assert!(singles.masks.iter().all(|mask| mask.count_ones() != 1), "a naked single is left");
                 for (unit, cells) in geometry.unit_cells.iter().enumerate() {
@@ -869,7 +873,7 @@ mod tests {
             let (probed, _) = reduce_by_units(&grid, Reduce::Probe, |_| Some(FULL_PROBING)).expect("it has a solution");
             match probed.fixed.is_complete() {
                 true => prop_assert!(crate::decode::verify(&grid, &probed.fixed).is_ok()),
-                false => prop_assert!(keeps_solved(&probed), "probing removed a digit of {}", solved),
+                false => prop_assert!(keeps(&probed, &solved), "probing removed a digit of {}", solved),
             }
         }
     }
@@ -913,10 +917,7 @@ mod tests {
                     let (reduced, _) = general.as_ref().expect("a puzzle cut from a solved grid has a solution");
                     let complete = reduced.fixed.is_complete();
                     prop_assert!(!complete || crate::decode::verify(&grid, &reduced.fixed).is_ok());
-                    prop_assert!(complete || (0..grid.cells.len()).all(|c| match reduced.fixed.cells[c] {
-                        0 => reduced.is_possible(c, solved.cells[c] as usize - 1),
-                        digit => digit == solved.cells[c],
-                    }), "{:?} ({}) removed a digit of {}", mode, how, solved);
+                    prop_assert!(complete || keeps(reduced, &solved), "{:?} ({}) removed a digit of {}", mode, how, solved);
                 }
                 prop_assert_eq!(fast, general.ok(), "{:?} ({})", mode, how);
             }
