@@ -614,24 +614,17 @@ impl<'g> Singles<'g> {
         }
     }
 
-    /// Fixes `cell` to `digit`: its units hold the digit, its other digits
-    /// lose a place there, and its peers lose the digit.
+    /// Fixes the free `cell` to `digit`, one of its candidates: its units
+    /// hold the digit, its other digits lose a place there, and its peers
+    /// lose the digit.
     fn place(&mut self, cell: usize, digit: usize) -> Result<(), PuzzleError> {
         let (geometry, n) = (self.geometry, self.geometry.n);
         let others = self.candidates.masks[cell] & !(1 << digit);
         self.candidates.fixed.cells[cell] = digit as u8 + 1;
         self.candidates.masks[cell] = 0;
         for &unit in &geometry.cell_units[cell] {
-            if self.places[unit * n + digit] == HELD {
-                let cells = &geometry.unit_cells[unit];
-                let peer = cells.iter().find(|&&c| c != cell && self.candidates.fixed.cells[c] as usize == digit + 1);
-                return Err(PuzzleError::NoSolution(format!(
-                    "{} and {} both need digit {}",
-                    geometry.cell_name(cell),
-                    geometry.cell_name(*peer.expect("a held digit has its cell")),
-                    symbol(digit + 1)
-                )));
-            }
+            // A unit's placement took the digit from its cells' candidates.
+            debug_assert_ne!(self.places[unit * n + digit], HELD, "placed where its unit holds it");
             self.places[unit * n + digit] = HELD;
         }
         // Digit by digit, the units inside: a loop over the digits inside
