@@ -12,7 +12,7 @@ use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::lanes::LanesBackend;
 use sudoku_anneal::backend::tables::SpinTable;
 use sudoku_anneal::backend::{Backend, Layout, Problem};
-use sudoku_anneal::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, Weights};
+use sudoku_anneal::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, Trades, Weights};
 use sudoku_anneal::grid::{Shape, Variant};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::parse_grid;
@@ -137,6 +137,7 @@ fn cell_moves_one_thread(c: &mut Criterion) {
         moves: Moves::Cell,
         weights: Weights::Adaptive(AdaptiveWeights::DEFAULT),
         completion: Completion::Off,
+        trades: Trades::Off,
     };
     let chains = 32;
     let layout = Layout { shape: Shape::CLASSIC, slots: 1, replicas_per_slot: chains, rungs: 1, dynamics };
@@ -170,7 +171,12 @@ fn cell_moves_ladder_one_thread(c: &mut Criterion) {
     let (tempering, rule) = (defaults.largest_boards.tempering, defaults.largest_boards.weights);
     let model = public_25x25();
     let ladder = Ladder::geometric(tempering.replicas, tempering.t_min, tempering.t_max);
-    let dynamics = Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(rule), completion: Completion::Off };
+    let dynamics = Dynamics {
+        moves: Moves::Cell,
+        weights: Weights::Adaptive(rule),
+        completion: Completion::Off,
+        trades: Trades::Off,
+    };
     let (rungs, chains) = (tempering.replicas, tempering.replicas * tempering.ladders);
     let shape = Shape { n: 25, variant: Variant::Standard };
     let mut backend = LanesBackend::new();
@@ -230,6 +236,7 @@ fn gpu_sweep(c: &mut Criterion) {
             moves: Moves::Cell,
             weights: Weights::Adaptive(AdaptiveWeights::DEFAULT),
             completion: Completion::Off,
+            trades: Trades::Off,
         },
     );
     let cases = [
@@ -300,6 +307,7 @@ fn gpu_cells_large(c: &mut Criterion) {
         moves: Moves::Cell,
         weights: Weights::Adaptive(AdaptiveWeights::DEFAULT),
         completion: Completion::Off,
+        trades: Trades::Off,
     };
     let ladder = Ladder::geometric(1, 0.45, 0.45);
     let problem = Problem::with_dynamics(&model, &ladder, 1, dynamics);

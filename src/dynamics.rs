@@ -26,6 +26,14 @@
 //!   completion (`cpu-lanes`' default) keeps at most [`SAMPLED_KEEPS`] of
 //!   a hot chain's kept cells, drawn at random, its chains at
 //!   [`SAMPLED_HEAT`] times their temperature.
+//! - trades (`--trades`, cell moves on `cpu-lanes`): after each sweep,
+//!   two free cells that share every unit but one (a row and a box, a
+//!   column and a box) propose to trade their digits, accepted by
+//!   Metropolis: their shared units keep their totals, so only the two
+//!   cells' own units weigh in. A chain stuck with a digit twice in one
+//!   row and twice in another of the same band (the lowest false states
+//!   of large boards) moves that defect along at no cost, where cell moves
+//!   pay for a doubled digit at every step (docs/DESIGN.md §4).
 
 use crate::grid::Geometry;
 use crate::tempering::Ladder;
@@ -104,18 +112,31 @@ pub enum Completion {
     Sampled,
 }
 
-/// The move set, the weights and the completion together.
+/// `--trades`: whether pairs of cells trade digits after each sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Trades {
+    /// Cell moves alone.
+    #[default]
+    Off,
+    /// After each sweep, in every group of free cells that share every unit
+    /// but one, one pair in turn proposes to trade digits (Metropolis).
+    On,
+}
+
+/// The move set, the weights, the completion and the trades together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Dynamics {
     pub moves: Moves,
     pub weights: Weights,
     pub completion: Completion,
+    pub trades: Trades,
 }
 
 impl Default for Dynamics {
     /// The plain model with single-spin moves.
     fn default() -> Dynamics {
-        Dynamics { moves: Moves::Spin, weights: Weights::Fixed, completion: Completion::Off }
+        Dynamics { moves: Moves::Spin, weights: Weights::Fixed, completion: Completion::Off, trades: Trades::Off }
     }
 }
 
@@ -125,6 +146,12 @@ impl Dynamics {
     /// a 16-bit lane) whose cells lie in as many houses each (no diagonals).
     pub fn completes_on(&self, board: &Geometry) -> bool {
         self.moves == Moves::Cell && self.completion != Completion::Off && board.n <= 16 && board.uniform
+    }
+
+    /// Whether pairs of cells trade digits after each sweep: cell moves
+    /// with trades on (boards with diagonals have no such pairs).
+    pub fn trades(&self) -> bool {
+        self.moves == Moves::Cell && self.trades == Trades::On
     }
 
     /// At most how many of a grid's kept cells a completion of chains that

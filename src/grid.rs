@@ -114,8 +114,41 @@ pub struct Geometry {
     pub uniform: bool,
     /// Units and peers as bit sets of cells, on boards of at most 128 cells.
     pub cell_sets: Option<CellSets>,
+    /// The groups of two or more cells that share every unit but one: a
+    /// box's rows and columns, a Latin square's rows and columns; none on
+    /// boards with diagonals (`backend::tables::TradeTable`).
+    pub trade_groups: Vec<TradeGroup>,
     /// A solved grid of the empty board, digits 0..n: the colourings of docs/DESIGN.md §2.
     solved: Vec<u8>,
+}
+
+/// Cells that share every unit but the one at `own` in each cell's list
+/// of units (listed by kind, so it is a unit of the same kind in each).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TradeGroup {
+    pub cells: Vec<usize>,
+    pub own: usize,
+}
+
+/// [`Geometry::trade_groups`] from each cell's units.
+fn trade_groups(cell_units: &[Vec<usize>], uniform: bool) -> Vec<TradeGroup> {
+    if !uniform {
+        return Vec::new();
+    }
+    // Each cell under each unit left out, keyed by the units it keeps.
+    let mut keyed: Vec<(Vec<usize>, usize, usize)> = Vec::new();
+    for (cell, units) in cell_units.iter().enumerate() {
+        for own in 0..units.len() {
+            let shared = units.iter().enumerate().filter(|&(k, _)| k != own).map(|(_, &u)| u).collect();
+            keyed.push((shared, own, cell));
+        }
+    }
+    keyed.sort_unstable();
+    keyed
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|group| group.len() >= 2)
+        .map(|group| TradeGroup { cells: group.iter().map(|&(_, _, cell)| cell).collect(), own: group[0].1 })
+        .collect()
 }
 
 /// Bit `c` set: cell `c` belongs. What singles propagation works on where
@@ -201,9 +234,11 @@ impl Geometry {
         let spin_width = 1 + cell_units.iter().map(Vec::len).max().unwrap_or(0);
         let uniform = cell_units.iter().all(|units| units.len() + 1 == spin_width);
         let cell_sets = (cells <= 128).then(|| CellSets::new(&unit_cells, &cell_units, &peers));
+        let trade_groups = trade_groups(&cell_units, uniform);
         let mut geometry = Geometry {
             shape,
             cell_sets,
+            trade_groups,
             n,
             cells,
             constraints: cells + unit_cells.len() * n,
@@ -361,6 +396,35 @@ impl fmt::Debug for Grid {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Trade groups are a box's rows and columns, or a Latin square's rows
+    /// and columns: every two cells of one share every unit but their own,
+    /// and no cell outside shares those units with them.
+    #[test]
+    fn trade_groups_are_cells_that_share_every_unit_but_one() {
+        use Variant::{Latin, Standard, X};
+        for (n, variant, groups, size) in [
+            (4, Standard, 16, 2),
+            (9, Standard, 54, 3),
+            (16, Standard, 128, 4),
+            (25, Standard, 250, 5),
+            (7, Latin, 14, 7),
+            (9, X, 0, 0),
+        ] {
+            let geometry = Shape { n, variant }.geometry();
+            assert_eq!(geometry.trade_groups.len(), groups, "{n} {variant:?}");
+            for TradeGroup { cells, own } in &geometry.trade_groups {
+                assert_eq!(cells.len(), size, "{n} {variant:?}");
+                let units = |cell: usize| &geometry.cell_units[cell];
+                let shared: Vec<usize> =
+                    units(cells[0]).iter().enumerate().filter(|&(k, _)| k != *own).map(|(_, &u)| u).collect();
+                let in_all_shared = |cell: usize| shared.iter().all(|u| units(cell).contains(u));
+                assert_eq!((0..geometry.cells).filter(|&c| in_all_shared(c)).collect::<Vec<_>>(), *cells);
+                let own_units: std::collections::HashSet<usize> = cells.iter().map(|&c| units(c)[*own]).collect();
+                assert_eq!(own_units.len(), size, "each cell of a group has its own unit");
+            }
+        }
+    }
 
     #[test]
     fn classic_cells_have_twenty_peers_and_share_two_units_with_four() {

@@ -27,7 +27,8 @@ pub struct Outcome {
     /// Time to reduce and build the model plus time from its slot load to
     /// this outcome; not the time it queued, nor the backend's warm-up.
     pub seconds: f64,
-    /// Spin-update attempts over all replicas: sweeps × replicas × free spins.
+    /// Spin-update attempts over all replicas: sweeps × replicas × (free
+    /// spins + trades proposed a sweep).
     pub attempts: u64,
     /// Exchange proposals and acceptances of each adjacent pair of rungs
     /// (rung k with k + 1), summed over the puzzle's ladders.

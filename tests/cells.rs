@@ -5,7 +5,7 @@
 //! (That the moves sample the right distribution is in tempering.rs.)
 
 use sudoku_anneal::backend::{cpu::CpuBackend, lanes::LanesBackend, Backend, Layout, Problem};
-use sudoku_anneal::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, Weights};
+use sudoku_anneal::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, Trades, Weights};
 use sudoku_anneal::grid::{Shape, Variant};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::reduce::{reduce, Reduce};
@@ -78,18 +78,24 @@ fn assert_books_balance(
 fn cell_moves_keep_one_candidate_per_cell_and_their_energies_straight() {
     let adaptive = Weights::Adaptive(AdaptiveWeights { base: 2, cap: 6, relax_every: 3 });
     let mut models = vec![Model::build(&reduce(&grid(EASY), Reduce::Clues).unwrap()).unwrap()];
-    for (n, variant) in [(16, Variant::X), (9, Variant::X), (7, Variant::Latin)] {
+    for (n, variant) in [(16, Variant::X), (9, Variant::X), (7, Variant::Latin), (16, Variant::Standard)] {
         let (puzzle, _) = generated_puzzle(Shape { n, variant }, 3, 2);
         models.push(Model::build(&reduce(&puzzle, Reduce::Clues).unwrap()).unwrap());
     }
     for model in &models {
         for weights in [Weights::Fixed, adaptive] {
-            let dynamics = Dynamics { moves: Moves::Cell, weights, completion: Completion::Off };
+            let dynamics = Dynamics { moves: Moves::Cell, weights, completion: Completion::Off, ..Dynamics::default() };
             assert_books_balance(model, dynamics, &mut CpuBackend::new(), (3, 5));
-            for (ladders, completion) in
-                [((3, 5), Completion::Off), ((4, 8), Completion::Off), ((4, 8), Completion::Singles)]
-            {
-                assert_books_balance(model, Dynamics { completion, ..dynamics }, &mut LanesBackend::new(), ladders);
+            // Trades move two cells at once, past their units' books.
+            for (ladders, completion, trades) in [
+                ((3, 5), Completion::Off, Trades::Off),
+                ((4, 8), Completion::Off, Trades::Off),
+                ((4, 8), Completion::Singles, Trades::Off),
+                ((3, 5), Completion::Off, Trades::On),
+                ((4, 8), Completion::Singles, Trades::On),
+            ] {
+                let dynamics = Dynamics { completion, trades, ..dynamics };
+                assert_books_balance(model, dynamics, &mut LanesBackend::new(), ladders);
             }
         }
     }

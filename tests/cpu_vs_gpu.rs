@@ -7,7 +7,7 @@ use sudoku_anneal::backend::cpu::CpuBackend;
 use sudoku_anneal::backend::gpu::kernel::KernelOptions;
 use sudoku_anneal::backend::gpu::{AdapterChoice, GpuBackend};
 use sudoku_anneal::backend::{Backend, Layout, Problem};
-use sudoku_anneal::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, Weights};
+use sudoku_anneal::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, Trades, Weights};
 use sudoku_anneal::grid::{Grid, Variant};
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::{Entry, PuzzleReader};
@@ -60,27 +60,47 @@ const ADAPTIVE: Weights = Weights::Adaptive(AdaptiveWeights { base: 2, cap: 5, r
 const KERNELS: [Kernel; 5] = [
     Kernel {
         kind: BackendKind::Gpu,
-        dynamics: Dynamics { moves: Moves::Spin, weights: Weights::Fixed, completion: Completion::Off },
+        dynamics: Dynamics {
+            moves: Moves::Spin,
+            weights: Weights::Fixed,
+            completion: Completion::Off,
+            trades: Trades::Off,
+        },
         options: PLAIN,
     },
     Kernel {
         kind: BackendKind::Gpu,
-        dynamics: Dynamics { moves: Moves::Cell, weights: Weights::Fixed, completion: Completion::Off },
+        dynamics: Dynamics {
+            moves: Moves::Cell,
+            weights: Weights::Fixed,
+            completion: Completion::Off,
+            trades: Trades::Off,
+        },
         options: PLAIN,
     },
     Kernel {
         kind: BackendKind::Gpu,
-        dynamics: Dynamics { moves: Moves::Cell, weights: ADAPTIVE, completion: Completion::Off },
+        dynamics: Dynamics { moves: Moves::Cell, weights: ADAPTIVE, completion: Completion::Off, trades: Trades::Off },
         options: PLAIN,
     },
     Kernel {
         kind: BackendKind::Gpu,
-        dynamics: Dynamics { moves: Moves::Cell, weights: ADAPTIVE, completion: Completion::Singles },
+        dynamics: Dynamics {
+            moves: Moves::Cell,
+            weights: ADAPTIVE,
+            completion: Completion::Singles,
+            trades: Trades::Off,
+        },
         options: PLAIN,
     },
     Kernel {
         kind: BackendKind::GpuBits,
-        dynamics: Dynamics { moves: Moves::Spin, weights: Weights::Fixed, completion: Completion::Off },
+        dynamics: Dynamics {
+            moves: Moves::Spin,
+            weights: Weights::Fixed,
+            completion: Completion::Off,
+            trades: Trades::Off,
+        },
         options: PLAIN,
     },
 ];
@@ -210,7 +230,7 @@ fn gpu_returns_solved_replicas_equal_to_the_cpu_twin() {
 fn completion_keeps_cells_wgsl_equal_to_its_twin() {
     let completing = |(weights, completion)| Kernel {
         kind: BackendKind::Gpu,
-        dynamics: Dynamics { moves: Moves::Cell, weights, completion },
+        dynamics: Dynamics { moves: Moves::Cell, weights, completion, trades: Trades::Off },
         options: PLAIN,
     };
     let hard = famous_hard();

@@ -4,7 +4,7 @@
 use sudoku_anneal::backend::bitsliced::{BitslicedBackend, LADDERS_PER_MASK};
 use sudoku_anneal::backend::cpu::bits::Bits32Backend;
 use sudoku_anneal::backend::{cpu::CpuBackend, lanes::LanesBackend, Backend, Layout, Problem};
-use sudoku_anneal::dynamics::{Completion, Dynamics, Moves, Weights};
+use sudoku_anneal::dynamics::{Completion, Dynamics, Moves, Trades, Weights};
 use sudoku_anneal::grid::Variant;
 use sudoku_anneal::model::Model;
 use sudoku_anneal::puzzle::parse_grid;
@@ -111,7 +111,8 @@ fn bits32_tempering_samples_the_boltzmann_distribution_at_every_rung() {
 /// restricted to one-hot cells, at every rung of a ladder with exchange.
 #[test]
 fn cell_moves_sample_the_boltzmann_distribution_of_one_hot_states() {
-    let cells = Dynamics { moves: Moves::Cell, weights: Weights::Fixed, completion: Completion::Off };
+    let cells =
+        Dynamics { moves: Moves::Cell, weights: Weights::Fixed, completion: Completion::Off, ..Dynamics::default() };
     for model in [tiny_sudoku(), tiny_latin_square()] {
         assert_samples_boltzmann(&model, &mut CpuBackend::new(), cells, 2, 60_000);
     }
@@ -121,9 +122,25 @@ fn cell_moves_sample_the_boltzmann_distribution_of_one_hot_states() {
 /// rungs fill a group of 32 chains and 4 lanes of a second.
 #[test]
 fn cpu_lanes_sample_the_boltzmann_distribution_of_one_hot_states() {
-    let cells = Dynamics { moves: Moves::Cell, weights: Weights::Fixed, completion: Completion::Off };
+    let cells =
+        Dynamics { moves: Moves::Cell, weights: Weights::Fixed, completion: Completion::Off, ..Dynamics::default() };
     for model in [tiny_sudoku(), tiny_latin_square()] {
         assert_samples_boltzmann(&model, &mut LanesBackend::new(), cells, 9, 20_000);
+    }
+}
+
+/// Trades keep the distribution: a pair of cells that trade digits is one
+/// more Metropolis move at each chain's temperature. Both tiny models have
+/// such pairs (two cells of one row and box; cells of a Latin square's row
+/// or column).
+#[test]
+fn cpu_lanes_trades_sample_the_boltzmann_distribution_of_one_hot_states() {
+    let trades =
+        Dynamics { moves: Moves::Cell, weights: Weights::Fixed, completion: Completion::Off, trades: Trades::On };
+    for model in [tiny_sudoku(), tiny_latin_square()] {
+        let problem = Problem::with_dynamics(&model, &Ladder::geometric(4, 1.0, 3.0), 5, trades);
+        assert!(problem.trades.is_some_and(|t| t.per_sweep() > 0), "{:?}: no pair trades", model.fixed.shape);
+        assert_samples_boltzmann(&model, &mut LanesBackend::new(), trades, 9, 20_000);
     }
 }
 

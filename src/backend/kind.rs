@@ -7,7 +7,7 @@
 //!
 //! [`Settings::for_backend`]: crate::settings::Settings::for_backend
 
-use crate::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, WeightRule};
+use crate::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, Trades, WeightRule};
 use crate::error::{Error, Result};
 use crate::grid::Variant;
 use crate::tempering::{default_temperatures, Ladders};
@@ -57,6 +57,10 @@ pub struct Defaults {
     pub completion: Completion,
     /// What they get on boards of side 9 and less.
     pub small_board_completion: Completion,
+    /// Whether pairs of cells trade digits on boards above 9×9.
+    pub trades: Trades,
+    /// Whether they do on boards of side 9 and less.
+    pub small_board_trades: Trades,
     /// Boards of side 9 and less, larger ones, and the largest (25×25).
     pub small_boards: BoardDefaults,
     pub large_boards: BoardDefaults,
@@ -190,8 +194,11 @@ impl BackendKind {
     pub fn sweep(self, dynamics: Dynamics) -> Option<Sweep> {
         let plain = dynamics == Dynamics::default();
         match (self, dynamics.moves) {
-            // Completion completes cells.
-            (_, Moves::Spin) if dynamics.completion != Completion::Off => None,
+            // Completion completes cells, and cells trade digits.
+            (_, Moves::Spin) if dynamics.completion != Completion::Off || dynamics.trades != Trades::Off => None,
+            // Trades are `cpu-lanes`' alone so far: the reference and its
+            // shader do not trade.
+            (BackendKind::Cpu | BackendKind::Gpu, Moves::Cell) if dynamics.trades != Trades::Off => None,
             (BackendKind::Cpu | BackendKind::Gpu, Moves::Spin) => Some(Sweep::Spins),
             (BackendKind::Cpu | BackendKind::Gpu, Moves::Cell) => Some(Sweep::Cells),
             (BackendKind::CpuLanes, Moves::Cell) => Some(Sweep::Lanes),
@@ -205,10 +212,10 @@ impl BackendKind {
     pub fn check_runs(self, dynamics: Dynamics) -> Result<()> {
         let what = match self {
             BackendKind::Cpu | BackendKind::Gpu => {
-                "every move set, completion with cell moves only (--complete off with --moves spin)"
+                "every move set, completion with cell moves only (--complete off with --moves spin), no trades (--trades off)"
             }
             BackendKind::CpuBits | BackendKind::GpuBits | BackendKind::Bits32 => {
-                "single-spin moves on the plain model only (--moves spin --weights fixed --complete off)"
+                "single-spin moves on the plain model only (--moves spin --weights fixed --complete off --trades off)"
             }
             BackendKind::CpuLanes => "cell moves only (--moves cell)",
         };
@@ -246,24 +253,27 @@ impl BackendKind {
     /// to 1.2 on 25×25 puzzles, less on empty boards and Latin squares too),
     /// and on 25×25 boards finer weights with a ladder to match.
     fn cell_defaults(self) -> Defaults {
-        let (batch, exchange_every, completion, small_board_completion) = match self {
+        let (batch, exchange_every, completion, small_board_completion, trades) = match self {
             // A puzzle per thread on the lanes backend (32 chains: one group),
             // and its chains' grids completed by singles, the chains hotter
             // once they are (2.6 to 2.9 times less CPU time on the hardest
             // classes than neither: BENCHMARKS.md), from at most 6 of a hot
-            // chain's kept cells (0.75 of the work of all of them).
-            BackendKind::CpuLanes => (BatchSize::OnePerThread, 5, Completion::Sampled, Completion::Sampled),
+            // chain's kept cells (0.75 of the work of all of them). Pairs
+            // of cells trade digits on boards above 9×9: 0.62 of the
+            // instructions on generated 25×25, 0.92–0.96 on 16×16 (1.05 on
+            // easy ones), BENCHMARKS.md session 65.
+            BackendKind::CpuLanes => (BatchSize::OnePerThread, 5, Completion::Sampled, Completion::Sampled, Trades::On),
             // Measured on an H200 (BENCHMARKS.md, 2026-11-26): 10,000 hardest
             // puzzles ran at 2,600/s with 256 in flight (8,192 replicas),
             // 1,800/s with 2,048; 128 ran 10 % faster on 1.7x the host CPU.
             // Completion on 9×9 boards: 2.4 and 3.4 times the hardest classes'
             // puzzles per second; not on 16×16, where a completion costs
             // about two sweeps and they ran at 0.74 times (2026-11-27).
-            BackendKind::Gpu => (BatchSize::Puzzles(256), 20, Completion::Off, Completion::Singles),
+            BackendKind::Gpu => (BatchSize::Puzzles(256), 20, Completion::Off, Completion::Singles, Trades::Off),
             // The reference completes as its twin does: a third of the
             // time on the hardest class.
-            BackendKind::Cpu => (BatchSize::Puzzles(1), 5, Completion::Off, Completion::Singles),
-            _ => (BatchSize::Puzzles(1), 5, Completion::Off, Completion::Off),
+            BackendKind::Cpu => (BatchSize::Puzzles(1), 5, Completion::Off, Completion::Singles, Trades::Off),
+            _ => (BatchSize::Puzzles(1), 5, Completion::Off, Completion::Off, Trades::Off),
         };
         Defaults {
             batch,
@@ -272,6 +282,11 @@ impl BackendKind {
             weights: WeightRule::Adaptive,
             completion,
             small_board_completion,
+            trades,
+            // On 9×9 boards, whose hot chains complete grids, trades change
+            // the work by −9 to +9 % and cost 1.10–1.25 times the
+            // instructions (BENCHMARKS.md, session 65).
+            small_board_trades: Trades::Off,
             small_boards: BoardDefaults {
                 tempering: Ladders { ladders: 32, replicas: 1, t_min: CELL_TEMPERATURE, t_max: CELL_TEMPERATURE },
                 weights: AdaptiveWeights::DEFAULT,
@@ -320,6 +335,8 @@ impl BackendKind {
             weights: WeightRule::Fixed,
             completion: Completion::Off,
             small_board_completion: Completion::Off,
+            trades: Trades::Off,
+            small_board_trades: Trades::Off,
             small_boards: board(small_boards),
             large_boards: board(large_boards),
             largest_boards: board(large_boards),

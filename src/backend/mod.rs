@@ -36,6 +36,7 @@ use crate::grid::Shape;
 use crate::model::Model;
 use crate::tempering::Ladder;
 use kind::BackendKind;
+use tables::TradeTable;
 
 /// Shape of a batch: `slots` puzzles of one board `shape`,
 /// `replicas_per_slot` replicas each, on ladders of `rungs` temperatures,
@@ -77,6 +78,9 @@ pub struct Problem<'a> {
     /// The ladder's rungs.
     pub rungs: usize,
     pub seed: u64,
+    /// The pairs of cells that trade digits, where the chains trade
+    /// (`Dynamics::trades`) and some can.
+    pub trades: Option<TradeTable>,
 }
 
 impl<'a> Problem<'a> {
@@ -99,7 +103,15 @@ impl<'a> Problem<'a> {
                 heat_bath_table(ladder, heated.as_ref(), spread)
             }
         };
-        Problem { model, dynamics, table, table_len, rungs: ladder.rungs(), seed }
+        let trades = dynamics.trades().then(|| TradeTable::new(model)).filter(|t| t.per_sweep() > 0);
+        Problem { model, dynamics, table, table_len, rungs: ladder.rungs(), seed, trades }
+    }
+
+    /// Spin-update attempts one sweep of a replica makes: one per free spin
+    /// (a cell move weighs each candidate, one spin each), and one per
+    /// trade proposed.
+    pub fn attempts_per_sweep(&self) -> u64 {
+        (self.model.len() + self.trades.as_ref().map_or(0, TradeTable::per_sweep)) as u64
     }
 
     /// Rung `rung`'s row of the table.

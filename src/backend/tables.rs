@@ -174,3 +174,153 @@ impl CellTable {
         state
     }
 }
+
+/// Trades (`--trades`): pairs of free cells that share every unit but one
+/// (a row and a box, a column and a box; a row or a column of a Latin
+/// square), grouped by the units they share. Two such cells that trade
+/// digits leave their shared units' totals as they were: only each cell's
+/// own unit changes, four constraints in all. Each sweep, every group
+/// proposes one of its pairs, in turn.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TradeTable {
+    /// Group `g`'s pairs are `pairs[groups[g]]`.
+    pub groups: Vec<std::ops::Range<u32>>,
+    pub pairs: Vec<TradePair>,
+    /// The digits both cells of a pair may hold.
+    pub shared: Vec<SharedDigit>,
+}
+
+/// Two free cells, by board index until a backend numbers them its own
+/// way, and the digits both may hold: `shared[digits]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TradePair {
+    pub cells: [u32; 2],
+    pub digits: std::ops::Range<u32>,
+}
+
+/// A digit both cells of a pair may hold: its index among each cell's
+/// candidates (in increasing digit order, as [`CellTable`] keeps them),
+/// and the constraint of (its cell's own unit, the digit) for each: the two
+/// totals a trade of the digit changes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SharedDigit {
+    pub candidate: [u16; 2],
+    pub own_unit: [u16; 2],
+}
+
+impl TradeTable {
+    /// The pairs of `model`'s free cells: in each of the board's trade
+    /// groups ([`crate::grid::Geometry::trade_groups`]), the pairs of its free cells
+    /// that share at least two candidates (fewer cannot trade); a group
+    /// without any proposes nothing.
+    pub fn new(model: &Model) -> TradeTable {
+        let board = model.geometry();
+        let mut candidates = vec![0u32; board.cells];
+        for spin in &model.spins {
+            candidates[spin.cell as usize] |= 1 << spin.digit;
+        }
+        let groups = board.trade_groups.len();
+        let mut trades = TradeTable {
+            groups: Vec::with_capacity(groups),
+            pairs: Vec::with_capacity(2 * groups),
+            shared: Vec::with_capacity(8 * groups),
+        };
+        for group in &board.trade_groups {
+            let start = trades.pairs.len() as u32;
+            for (k, &p) in group.cells.iter().enumerate() {
+                for &q in &group.cells[k + 1..] {
+                    let both = candidates[p] & candidates[q];
+                    if both.count_ones() < 2 {
+                        continue;
+                    }
+                    let first = trades.shared.len() as u32;
+                    let mut rest = both;
+                    while rest != 0 {
+                        let digit = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        let below = |cell: usize| (candidates[cell] & ((1 << digit) - 1)).count_ones() as u16;
+                        let own =
+                            |cell: usize| (board.cells + board.n * board.cell_units[cell][group.own] + digit) as u16;
+                        trades.shared.push(SharedDigit { candidate: [below(p), below(q)], own_unit: [own(p), own(q)] });
+                    }
+                    let digits = first..trades.shared.len() as u32;
+                    trades.pairs.push(TradePair { cells: [p as u32, q as u32], digits });
+                }
+            }
+            if trades.pairs.len() as u32 > start {
+                trades.groups.push(start..trades.pairs.len() as u32);
+            }
+        }
+        trades
+    }
+
+    /// Trades proposed per sweep and chain: one per group.
+    pub fn per_sweep(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// The same pairs with each cell numbered by `index` (its board index
+    /// in, a backend's own out).
+    pub fn numbered(&self, index: impl Fn(u32) -> u32) -> TradeTable {
+        let pairs = self.pairs.iter().map(|pair| TradePair { cells: pair.cells.map(&index), ..pair.clone() }).collect();
+        TradeTable { pairs, ..self.clone() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Variant;
+    use crate::puzzle::parse_grid;
+    use crate::reduce::{reduce, Reduce};
+
+    /// Each digit a pair shares is the candidate its index names in both
+    /// cells, and its constraints are those of the cells' own units, which
+    /// they do not share: every pair of free cells in a group that share two
+    /// candidates or more is there, once.
+    #[test]
+    fn a_pair_names_each_shared_digit_and_the_units_a_trade_changes() {
+        let inkala = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
+        let model =
+            Model::build(&reduce(&parse_grid(inkala.as_bytes(), Variant::Standard).unwrap(), Reduce::Clues).unwrap())
+                .unwrap();
+        let (board, table, trades) = (model.geometry(), CellTable::new(&model), TradeTable::new(&model));
+        let free = |cell: u32| table.cells.iter().position(|&c| c as u32 == cell).unwrap();
+        let digits = |cell: u32| -> Vec<u8> { table.candidates(free(cell)).map(|j| table.digits[j]).collect() };
+        let mut pairs = 0;
+        for (group, range) in board
+            .trade_groups
+            .iter()
+            .filter(|g| g.cells.iter().filter(|&&c| model.fixed.cells[c] == 0).count() >= 2)
+            .zip(&trades.groups)
+        {
+            for pair in &trades.pairs[range.start as usize..range.end as usize] {
+                assert!(pair.cells.iter().all(|&c| group.cells.contains(&(c as usize))));
+                for shared in &trades.shared[pair.digits.start as usize..pair.digits.end as usize] {
+                    let digit = digits(pair.cells[0])[shared.candidate[0] as usize];
+                    assert_eq!(digits(pair.cells[1])[shared.candidate[1] as usize], digit);
+                    for (k, &cell) in pair.cells.iter().enumerate() {
+                        let own = board.cell_units[cell as usize][group.own];
+                        assert_eq!(shared.own_unit[k] as usize, board.cells + board.n * own + digit as usize);
+                    }
+                }
+                pairs += 1;
+            }
+        }
+        let expected: usize = board
+            .trade_groups
+            .iter()
+            .map(|g| {
+                let free: Vec<u32> =
+                    g.cells.iter().filter(|&&c| model.fixed.cells[c] == 0).map(|&c| c as u32).collect();
+                let shares = |p: u32, q: u32| digits(p).iter().filter(|d| digits(q).contains(d)).count() >= 2;
+                free.iter()
+                    .enumerate()
+                    .map(|(k, &p)| free[k + 1..].iter().filter(|&&q| shares(p, q)).count())
+                    .sum::<usize>()
+            })
+            .sum();
+        assert!(pairs > 0);
+        assert_eq!(pairs, expected);
+    }
+}

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::backend::kind::{BackendKind, BoardDefaults};
 use crate::backend::Backend;
-use crate::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, WeightRule, Weights};
+use crate::dynamics::{AdaptiveWeights, Completion, Dynamics, Moves, Trades, WeightRule, Weights};
 use crate::error::{Error, Result};
 use crate::grid::{Shape, Variant, LARGEST_BOARD_ORDER, SMALL_BOARD_ORDER};
 use crate::reduce::Reduce;
@@ -43,6 +43,7 @@ pub struct Settings {
     pub moves: Moves,
     pub weights: Weights,
     pub completion: Completion,
+    pub trades: Trades,
     /// The ladders for boards of order 9 or less where they differ from
     /// the ones above; `None`: the same for every board.
     pub small_boards: Option<Ladders>,
@@ -52,6 +53,8 @@ pub struct Settings {
     pub small_board_budget: Option<Budget>,
     /// Likewise what the chains' grids get.
     pub small_board_completion: Option<Completion>,
+    /// Likewise whether cells trade digits.
+    pub small_board_trades: Option<Trades>,
     /// The ladders for boards of order 25 where they differ from the ones
     /// above; `None`: the same as on other boards above 9×9.
     pub largest_boards: Option<Ladders>,
@@ -179,6 +182,12 @@ impl Settings {
                 .is_none()
                 .then_some(defaults.small_board_completion)
                 .filter(|&small| small != defaults.completion),
+            trades: o.trades.unwrap_or(defaults.trades),
+            small_board_trades: o
+                .trades
+                .is_none()
+                .then_some(defaults.small_board_trades)
+                .filter(|&small| small != defaults.trades),
             small_boards: own_ladder(small),
             small_board_weights: (small_weights != large_weights).then_some(small_weights),
             small_board_budget: (small_budget != large_budget).then_some(small_budget),
@@ -216,7 +225,7 @@ impl Settings {
     }
 
     pub fn dynamics(&self) -> Dynamics {
-        Dynamics { moves: self.moves, weights: self.weights, completion: self.completion }
+        Dynamics { moves: self.moves, weights: self.weights, completion: self.completion, trades: self.trades }
     }
 
     pub fn validate(&self) -> Result<()> {
@@ -284,14 +293,22 @@ impl Settings {
             small_board_weights: None,
             small_board_budget: None,
             small_board_completion: None,
+            small_board_trades: None,
             largest_boards: None,
             largest_board_weights: None,
             ..self.clone()
         };
-        let (ladders, weights, budget, completion) = if shape.n <= SMALL_BOARD_ORDER {
-            (self.small_boards, self.small_board_weights, self.small_board_budget, self.small_board_completion)
+        let (ladders, weights, budget, completion, trades) = if shape.n <= SMALL_BOARD_ORDER {
+            let small = self;
+            (
+                small.small_boards,
+                small.small_board_weights,
+                small.small_board_budget,
+                small.small_board_completion,
+                small.small_board_trades,
+            )
         } else if shape.n >= LARGEST_BOARD_ORDER {
-            (self.largest_boards, self.largest_board_weights, None, None)
+            (self.largest_boards, self.largest_board_weights, None, None, None)
         } else {
             return shaped;
         };
@@ -299,6 +316,7 @@ impl Settings {
             weights: weights.unwrap_or(self.weights),
             budget: budget.unwrap_or(self.budget),
             completion: completion.unwrap_or(self.completion),
+            trades: trades.unwrap_or(self.trades),
             ..shaped
         };
         match ladders {

@@ -2,7 +2,7 @@
 
 use super::{Budget, LARGE_BOARD_BUDGET, SEED, SMALL_BOARD_BUDGET};
 use crate::backend::kind::{BackendKind, BoardDefaults, Defaults};
-use crate::dynamics::{AdaptiveWeights, Completion, Moves, WeightRule};
+use crate::dynamics::{AdaptiveWeights, Completion, Moves, Trades, WeightRule};
 use crate::error::{Error, Result};
 use crate::grid::Variant;
 use crate::reduce::Reduce;
@@ -49,6 +49,8 @@ pub struct Overrides {
     pub relax_every: Option<u32>,
     #[arg(long, value_enum, help = per_backend("What the chains' grids get besides their moves: nothing, or from the 12th sweep, every other sweep, the cells outside the houses of a chain's violated units kept and the rest filled by naked and hidden singles, the chain moving to the solution where they fill it, and on ladders of one rung (9×9 defaults) the chains at 2.25 times their temperature from the 11th sweep on, completed after every sweep (cell moves on cpu-lanes, cpu and gpu; boards up to 16×16 without diagonals); or sampled (cpu-lanes' default): the same, but hot chains run at 1.75 times their temperature and a completion keeps at most 6 of their kept cells, drawn at random", |d| { let name = |c: Completion| format!("{c:?}").to_lowercase(); by_size(name(d.small_board_completion), name(d.completion), name(d.completion)) }))]
     pub complete: Option<Completion>,
+    #[arg(long, value_enum, help = per_backend("Whether, after each sweep, two free cells that share every unit but one (a row and a box, a column and a box; a row or a column of a Latin square) propose to trade their digits, accepted by Metropolis: one pair of each such group of cells a sweep, in turn (cell moves on cpu-lanes only; none on boards with diagonals)", |d| { let name = |t: Trades| format!("{t:?}").to_lowercase(); by_size(name(d.small_board_trades), name(d.trades), name(d.trades)) }))]
+    pub trades: Option<Trades>,
     #[command(flatten)]
     pub model: ModelOptions,
 }
@@ -209,8 +211,8 @@ mod tests {
         assert!(refused(&[("colour", "red")]).starts_with("unexpected argument '--colour' found"));
         assert!(refused(&[("moves", "both")]).starts_with("invalid value 'both' for '--moves <MOVES>'"));
         let names = Overrides::names();
-        assert_eq!(names.len(), 18, "{names:?}");
-        assert!(["seed", "t_min", "weight_cap", "relax_every", "complete", "reduce", "variant"]
+        assert_eq!(names.len(), 19, "{names:?}");
+        assert!(["seed", "t_min", "weight_cap", "relax_every", "complete", "trades", "reduce", "variant"]
             .iter()
             .all(|n| names.contains(&n.to_string())));
         assert!(names.iter().all(|name| Overrides::from_pairs([(name.as_str(), "default")]).is_ok()), "{names:?}");

@@ -35,6 +35,9 @@ struct Active {
     model: Model,
     exchanges: Vec<Exchange>,
     sweeps: u32,
+    /// Attempts a sweep of one replica makes: a cell move weighs each
+    /// candidate (one spin each), and each trade proposed is one more.
+    attempts_per_sweep: u64,
     started: Instant,
     /// Whether probing is still to come.
     to_probe: bool,
@@ -42,9 +45,9 @@ struct Active {
 
 impl Active {
     /// Spin-update attempts so far over its `per_slot` replicas: sweeps ×
-    /// replicas × free spins (a cell move weighs each candidate, one spin each).
+    /// replicas × attempts a sweep.
     fn attempts(&self, per_slot: usize) -> u64 {
-        self.sweeps as u64 * per_slot as u64 * self.model.len() as u64
+        self.sweeps as u64 * per_slot as u64 * self.attempts_per_sweep
     }
 
     /// Probes the puzzle once its anneal has had its first sweeps, if it is
@@ -192,7 +195,9 @@ impl<'a> InFlight<'a> {
 
     fn load(&mut self, slot: usize, Ready { sequence, entry, model, prepare_time, probed }: Ready) -> Result<()> {
         let (ladder, seed) = (&self.ladder, self.shaped.seed);
-        self.backend.load(slot, &Problem::with_dynamics(&model, ladder, seed, self.shaped.dynamics()))?;
+        let problem = Problem::with_dynamics(&model, ladder, seed, self.shaped.dynamics());
+        self.backend.load(slot, &problem)?;
+        let attempts_per_sweep = problem.attempts_per_sweep();
         // A one-rung ladder has nothing to exchange: its replicas stay at rung 0.
         let exchanges = match ladder.rungs() {
             1 => Vec::new(),
@@ -201,7 +206,8 @@ impl<'a> InFlight<'a> {
         // Its clock counts the preparation it already had.
         let started = Instant::now().checked_sub(prepare_time).unwrap_or_else(Instant::now);
         let to_probe = self.settings.reduce == Reduce::Probe && !probed;
-        self.slots[slot] = Some(Active { sequence, entry, model, exchanges, sweeps: 0, started, to_probe });
+        self.slots[slot] =
+            Some(Active { sequence, entry, model, exchanges, sweeps: 0, attempts_per_sweep, started, to_probe });
         Ok(())
     }
 

@@ -7,7 +7,7 @@ use super::vector::{Constraint, Lanes, NibbleTable, Random, LANES as CHAINS_PER_
 #[cfg(target_arch = "x86_64")]
 use super::vector::{NibbleRegisters, WideRegisters};
 use super::{ONE, TABLE_BITS, X_BITS};
-use crate::backend::tables::CellTable;
+use crate::backend::tables::{CellTable, SharedDigit, TradeTable};
 use crate::dynamics::{completes_after, AdaptiveWeights, Weights};
 use crate::grid::MAX_N;
 use crate::rng::{attempt_random, sweep_key, INITIAL_STATE_SWEEP};
@@ -144,6 +144,8 @@ pub(super) struct Sweeps<'a> {
     pub(super) numbers: Range<u32>,
     /// Completion's tables, where the chains' grids are completed.
     pub(super) completion: Option<Completing<'a>>,
+    /// The pairs of cells that trade digits after each sweep, if any.
+    pub(super) trades: Option<&'a TradeTable>,
 }
 
 /// Completion in a call: its tables, whether the chains heat (which
@@ -446,6 +448,9 @@ impl Group {
                 5 => self.sweep::<5, W>(sweeps.table, sweeps.bits, &weights, &mul_high),
                 width => unreachable!("no board has candidates in {width} units"),
             }
+            if let Some(trades) = sweeps.trades {
+                self.trade(trades, s, sweeps.bits, &weights, &mul_high);
+            }
             if let Some(Completing { tables, keeps, .. }) = sweeps.completion.filter(|c| completes_after(s, c.heat)) {
                 let complete = match sweeps.table.unit_width {
                     2 => self.complete::<2>(sweeps.table, sweeps.units, tables, keeps, &mul_high),
@@ -568,6 +573,83 @@ impl Group {
             }
             *choice = pick;
         }
+    }
+
+    /// Sweep `s`'s trades: in each group of pairs ([`TradeTable`]), its
+    /// pair `s` mod the group's size proposes that its cells trade digits,
+    /// accepted by Metropolis at each chain's temperature from the weights
+    /// of a two-candidate cell: ONE_2 · q^ΔE against a uniform draw in
+    /// 0..ONE_2. A chain whose cells hold the same digit, or one the other
+    /// cell may not hold, keeps them.
+    #[inline(always)]
+    fn trade<Weigh: CellWeights>(
+        &mut self,
+        trades: &TradeTable,
+        s: u32,
+        bits: usize,
+        weights: &impl Fn(usize) -> Weigh,
+        mul_high: &impl Fn(Lanes, Lanes) -> Lanes,
+    ) {
+        if trades.groups.is_empty() {
+            return;
+        }
+        let mut random = self.random.clone();
+        let Group { constraints, choice, .. } = self;
+        // In bounds by construction, as in the sweep.
+        let mask = constraints.len() - 1;
+        let constraints = &mut constraints[..=mask];
+        let largest = Lanes::splat(((1 << bits) - 1) as i16);
+        let weight = weights(2);
+        let one = weight.of(Lanes::splat(0));
+        let (zero, unit, three) = (Lanes::splat(0), Lanes::splat(1), Lanes::splat(3));
+        // `s` mod each group's size, with a division per size rather than
+        // per group (a group of b cells has at most b(b − 1)/2 pairs: 10 on
+        // 25×25 boards).
+        let turns: [u32; 16] = std::array::from_fn(|size| s.checked_rem(size as u32).unwrap_or(0));
+        for group in &trades.groups {
+            let size = group.end - group.start;
+            let turn = turns.get(size as usize).copied().unwrap_or_else(|| s % size);
+            let pair = &trades.pairs[(group.start + turn) as usize];
+            let uniform = random.next();
+            let digits = &trades.shared[pair.digits.start as usize..pair.digits.end as usize];
+            let [p, q] = pair.cells.map(|c| c as usize);
+            let (held_p, held_q) = (choice[p], choice[q]);
+            // ΔE of the trade, over the digits the two cells hold: a cell
+            // leaving a unit of total t (itself included) changes its energy
+            // by w(3 − 2t), one joining a unit of total t by w(2t − 1).
+            let (mut delta, mut p_may, mut q_may, mut same) = (zero, zero, zero, zero);
+            let (mut to_p, mut to_q) = (held_p, held_q);
+            for &SharedDigit { candidate: [in_p, in_q], own_unit: [unit_p, unit_q] } in digits {
+                let (p_holds, q_holds) =
+                    (held_p.eq_mask(Lanes::splat(in_p as i16)), held_q.eq_mask(Lanes::splat(in_q as i16)));
+                let Constraint { total: t_p, weight: w_p } = constraints[unit_p as usize & mask];
+                let Constraint { total: t_q, weight: w_q } = constraints[unit_q as usize & mask];
+                let (leave_p, join_p) = (w_p.mul(three - t_p.double()), w_p.mul(t_p.double() - unit));
+                let (leave_q, join_q) = (w_q.mul(three - t_q.double()), w_q.mul(t_q.double() - unit));
+                delta += (p_holds & (leave_p + join_q)) + (q_holds & (leave_q + join_p));
+                p_may = p_may | p_holds;
+                q_may = q_may | q_holds;
+                same = same | (p_holds & q_holds);
+                to_p = q_holds.select(Lanes::splat(in_p as i16), to_p);
+                to_q = p_holds.select(Lanes::splat(in_q as i16), to_q);
+            }
+            let x = delta.gt_mask(zero).select(delta, zero).min(largest);
+            let accept = (p_may & q_may).and_not(same) & weight.of(x).gt_mask(mul_high(uniform, one));
+            if accept.is_zero() {
+                continue;
+            }
+            for &SharedDigit { candidate: [in_p, in_q], own_unit: [unit_p, unit_q] } in digits {
+                // Masks are −1 where set: the cell that leaves a digit's unit
+                // takes 1 from its total, the one that joins adds 1.
+                let p_gives = accept & held_p.eq_mask(Lanes::splat(in_p as i16));
+                let q_gives = accept & held_q.eq_mask(Lanes::splat(in_q as i16));
+                constraints[unit_p as usize & mask].total += p_gives - q_gives;
+                constraints[unit_q as usize & mask].total += q_gives - p_gives;
+            }
+            choice[p] = accept.select(to_p, held_p);
+            choice[q] = accept.select(to_q, held_q);
+        }
+        self.random = random;
     }
 
     /// Moves every chain whose grid completion fills to that solution (its
@@ -771,7 +853,15 @@ mod tests {
         ] {
             let bits = q.iter().map(|&q| bits(q)).max().unwrap();
             let completion = Some(Completing { tables: &completion, heat: false, keeps: None });
-            let sweeps = Sweeps { table: &table, units: &units, bits, rule: Some(rule), numbers: 0..40, completion };
+            let sweeps = Sweeps {
+                table: &table,
+                units: &units,
+                bits,
+                rule: Some(rule),
+                numbers: 0..40,
+                completion,
+                trades: None,
+            };
             let mut for_any = Group::random(&table, &units, Weights::Adaptive(rule), 7, ladder_rungs);
             let q: Vec<_> = q.iter().map(|&q| powers(q)).collect();
             for_any.set_rungs(&rungs, &q, sweeps.bits, &units);
@@ -830,8 +920,15 @@ mod tests {
                 _ => None,
             };
             assert_eq!(quarters, Some(q), "round {round}: each quarter at its rung");
-            let sweeps =
-                Sweeps { table: &table, units: &units, bits: 4, rule: Some(rule), numbers: 0..3, completion: None };
+            let sweeps = Sweeps {
+                table: &table,
+                units: &units,
+                bits: 4,
+                rule: Some(rule),
+                numbers: 0..3,
+                completion: None,
+                trades: None,
+            };
             group.run(sweeps);
             let before: Vec<_> = (0..CHAINS_PER_GROUP).map(|c| state(&group, c)).collect();
             // Each ladder's rungs in a new order: two of them swapped, or,

@@ -37,7 +37,7 @@ use rayon::prelude::*;
 
 use super::kind::BackendKind;
 use super::slots::{Chains, Slots};
-use super::tables::CellTable;
+use super::tables::{CellTable, TradeTable};
 use super::{Backend, Layout, Problem};
 use crate::dynamics::{completes_after, Weights, HEAT_BATH_ONE, SWEEPS_BEFORE_COMPLETION};
 use crate::error::Result;
@@ -101,6 +101,8 @@ struct Puzzle {
     keeps: Option<usize>,
     spins: usize,
     sweeps_done: u32,
+    /// The pairs of cells that trade digits, where the chains trade.
+    trades: Option<TradeTable>,
 }
 
 /// What a group's weights are made from, per rung of the ladder.
@@ -149,7 +151,8 @@ impl Chains for Puzzle {
                 self.completion_board = None;
             }
         }
-        let Puzzle { table, units, weights, ladder, heated, groups, completion, keeps, .. } = self;
+        let Puzzle { table, units, weights, ladder, heated, groups, completion, keeps, trades, .. } = self;
+        let trades = trades.as_ref();
         let completion = completion.as_ref().map(|tables| Completing { tables, heat, keeps: *keeps });
         // A call across the first hot sweep runs as two: cold, then hot.
         let hot_from = if heat { SWEEPS_BEFORE_COMPLETION.clamp(first, end) } else { end };
@@ -163,7 +166,7 @@ impl Chains for Puzzle {
             {
                 let bits = rungs.iter().map(|&r| rung_bits[r as usize]).max().unwrap_or(1);
                 group.set_rungs(rungs, powers, bits, units);
-                let sweeps = Sweeps { table, units, bits, rule, numbers: numbers.clone(), completion };
+                let sweeps = Sweeps { table, units, bits, rule, numbers: numbers.clone(), completion, trades };
                 // A completed grid ends the call.
                 if group.run(sweeps) {
                     break;
@@ -256,6 +259,13 @@ impl Backend for LanesBackend {
             })
             .collect();
         let spins = problem.model.len();
+        let trades = problem.trades.as_ref().map(|trades| {
+            let mut free = vec![0; board.cells];
+            for (i, &cell) in table.cells.iter().enumerate() {
+                free[cell as usize] = i as u32;
+            }
+            trades.numbered(|cell| free[cell as usize])
+        });
         self.slots.load(
             slot,
             Puzzle {
@@ -270,6 +280,7 @@ impl Backend for LanesBackend {
                 keeps,
                 spins,
                 sweeps_done: 0,
+                trades,
             },
         );
         Ok(())
@@ -320,8 +331,12 @@ mod tests {
         let puzzle = parse_grid(inkala.as_bytes(), crate::grid::Variant::Standard).unwrap();
         let model = Model::build(&reduce(&puzzle, Reduce::Propagate).unwrap()).unwrap();
         let rule = AdaptiveWeights::DEFAULT;
-        let dynamics =
-            Dynamics { moves: Moves::Cell, weights: Weights::Adaptive(rule), completion: DynamicsCompletion::Singles };
+        let dynamics = Dynamics {
+            moves: Moves::Cell,
+            weights: Weights::Adaptive(rule),
+            completion: DynamicsCompletion::Singles,
+            ..Dynamics::default()
+        };
         let first = SWEEPS_BEFORE_COMPLETION;
         for rungs in [1, 2] {
             let ladder = Ladder::geometric(rungs, 1.2, 2.0);
@@ -349,7 +364,7 @@ mod tests {
                 by_hand.set_rungs(&rung_of_replica, &heated.powers, bits, &units);
                 let completion = Some(Completing { tables: &completion, heat: rungs == 1, keeps: None });
                 let (table, units) = (&table, &units[..]);
-                by_hand.run(Sweeps { table, units, bits, rule: Some(rule), numbers, completion });
+                by_hand.run(Sweeps { table, units, bits, rule: Some(rule), numbers, completion, trades: None });
             }
             assert!(swept.choice == by_hand.choice, "{rungs} rungs: the chains differ");
             assert!(swept.constraints == by_hand.constraints, "{rungs} rungs: the totals and weights differ");
