@@ -241,7 +241,7 @@ impl BackendKind {
     /// user's `moves` if chosen: each move set has its own (BENCHMARKS.md).
     pub fn defaults(self, variant: Variant, moves: Option<Moves>) -> Defaults {
         match moves.unwrap_or(self.default_moves()) {
-            Moves::Cell => self.cell_defaults(),
+            Moves::Cell => self.cell_defaults(variant),
             Moves::Spin => self.spin_defaults(variant),
         }
     }
@@ -252,17 +252,21 @@ impl BackendKind {
     /// of 4 rungs from 0.4 to 0.5 (a third to a half of the work of rungs up
     /// to 1.2 on 25×25 puzzles, less on empty boards and Latin squares too),
     /// and on 25×25 boards finer weights with a ladder to match.
-    fn cell_defaults(self) -> Defaults {
+    fn cell_defaults(self, variant: Variant) -> Defaults {
         let (batch, exchange_every, completion, small_board_completion, trades) = match self {
             // A puzzle per thread on the lanes backend (32 chains: one group),
             // and its chains' grids completed by singles, the chains hotter
             // once they are (2.6 to 2.9 times less CPU time on the hardest
             // classes than neither: BENCHMARKS.md), from at most 6 of a hot
             // chain's kept cells (0.75 of the work of all of them). Pairs
-            // of cells trade digits on boards above 9×9: 0.62 of the
+            // of cells trade digits on Sudoku boards above 9×9: 0.62 of the
             // instructions on generated 25×25, 0.92–0.96 on 16×16 (1.05 on
-            // easy ones), BENCHMARKS.md session 65.
-            BackendKind::CpuLanes => (BatchSize::OnePerThread, 5, Completion::Sampled, Completion::Sampled, Trades::On),
+            // easy ones); not on Latin squares of order 12 to 20, which
+            // needed 1.03–1.04 times the work (BENCHMARKS.md, session 65).
+            BackendKind::CpuLanes => {
+                let trades = if variant == Variant::Standard { Trades::On } else { Trades::Off };
+                (BatchSize::OnePerThread, 5, Completion::Sampled, Completion::Sampled, trades)
+            }
             // Measured on an H200 (BENCHMARKS.md, 2026-11-26): 10,000 hardest
             // puzzles ran at 2,600/s with 256 in flight (8,192 replicas),
             // 1,800/s with 2,048; 128 ran 10 % faster on 1.7x the host CPU.

@@ -459,6 +459,36 @@ mod tests {
         assert_eq!(sizes(&Settings::resolve(BackendKind::Gpu, &spins).unwrap()), (off, off));
     }
 
+    /// `cpu-lanes` trades on Sudoku boards above 9×9 by default, not on 9×9
+    /// nor on Latin squares; `--trades` sets every size; `cpu`, `gpu` and
+    /// spin moves refuse trades.
+    #[test]
+    fn trades_follow_the_board_unless_the_user_sets_them() {
+        let sizes = |settings: &Settings| {
+            let large = Shape { n: 16, variant: settings.variant };
+            (settings.for_shape(Shape { n: 9, variant: settings.variant }).trades, settings.for_shape(large).trades)
+        };
+        let (on, off) = (Trades::On, Trades::Off);
+        assert_eq!(sizes(&Settings::for_backend(BackendKind::CpuLanes)), (off, on));
+        let latin = Overrides {
+            model: ModelOptions { variant: Variant::Latin, ..ModelOptions::default() },
+            ..Overrides::default()
+        };
+        assert_eq!(sizes(&Settings::resolve(BackendKind::CpuLanes, &latin).unwrap()), (off, off));
+        for set in [on, off] {
+            let overrides = Overrides { trades: Some(set), ..Overrides::default() };
+            assert_eq!(sizes(&Settings::resolve(BackendKind::CpuLanes, &overrides).unwrap()), (set, set));
+        }
+        for backend in [BackendKind::Cpu, BackendKind::Gpu] {
+            assert_eq!(sizes(&Settings::for_backend(backend)), (off, off));
+            let trades = Overrides { trades: Some(on), ..Overrides::default() };
+            let refused = Settings::resolve(backend, &trades).unwrap_err().to_string();
+            assert!(refused.contains("no trades (--trades off)"), "{refused}");
+        }
+        let spins = Overrides { moves: Some(Moves::Spin), trades: Some(on), ..Overrides::default() };
+        assert!(Settings::resolve(BackendKind::CpuLanes, &spins).is_err());
+    }
+
     /// cpu-bits takes one temperature on 9×9 boards and 8 rungs above,
     /// unless the user sets any part of the ladder; a timeout too large for
     /// a duration is an error, not a panic.
