@@ -299,13 +299,12 @@ impl Settings {
             ..self.clone()
         };
         let (ladders, weights, budget, completion, trades) = if shape.n <= SMALL_BOARD_ORDER {
-            let small = self;
             (
-                small.small_boards,
-                small.small_board_weights,
-                small.small_board_budget,
-                small.small_board_completion,
-                small.small_board_trades,
+                self.small_boards,
+                self.small_board_weights,
+                self.small_board_budget,
+                self.small_board_completion,
+                self.small_board_trades,
             )
         } else if shape.n >= LARGEST_BOARD_ORDER {
             (self.largest_boards, self.largest_board_weights, None, None, None)
